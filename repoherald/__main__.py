@@ -1,0 +1,5 @@
+"""Allow ``python -m repoherald``."""
+
+from repoherald.cli import main
+
+main()

@@ -1,0 +1,420 @@
+"""Deterministic facts about a commit, read from its message and diff.
+
+Facts are what every later stage stands on: the rules classify from them,
+the report shows them, and an LLM's claims are checked against them. So
+they come only from git data, never from guesses, and they are cheap: the
+Python API of a blob is parsed once per blob SHA however many commits touch
+it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from repoherald.analysis import deps, pyapi
+from repoherald.models import ApiChange, Commit, DependencyChange, Facts, FileChange, FileStatus
+
+MAX_PARSE_BYTES = 1_000_000
+"""Blobs larger than this are measured, not parsed."""
+
+# -- title conventions -------------------------------------------------------
+
+_BRACKETS = re.compile(r"^\s*((?:\[[^\[\]]{1,60}\]\s*)+)")
+_BRACKET_ONE = re.compile(r"\[([^\[\]]{1,60})\]")
+_CONVENTIONAL = re.compile(
+    r"^\s*(?P<type>[A-Za-z]+)(?:\((?P<scope>[^()]{0,60})\))?(?P<bang>!)?:\s+\S"
+)
+_CONVENTIONAL_TYPES = {
+    "feat",
+    "feature",
+    "fix",
+    "bugfix",
+    "hotfix",
+    "perf",
+    "refactor",
+    "docs",
+    "doc",
+    "test",
+    "tests",
+    "ci",
+    "build",
+    "chore",
+    "style",
+    "revert",
+    "deps",
+    "security",
+}
+_PR_SUFFIX = re.compile(r"\(#(\d{1,9})\)\s*$")
+_PR_ANY = re.compile(r"\(#(\d{1,9})\)")
+_PR_MERGE = re.compile(r"^Merge pull request #(\d{1,9})\b")
+_REVERT_TITLE = re.compile(r'^\s*Revert\s*[:"“]', re.IGNORECASE)
+_REVERT_BODY = re.compile(r"This reverts commit ([0-9a-f]{7,64})", re.IGNORECASE)
+_CO_AUTHOR = re.compile(r"^\s*Co-authored-by:\s*(.+?)\s*(?:<[^>]*>)?\s*$", re.IGNORECASE | re.M)
+_BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE:", re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class TitleInfo:
+    tags: tuple[str, ...]
+    conventional_type: str | None
+    conventional_scope: str | None
+    breaking: bool
+    pr_number: int | None
+    text: str
+    """The title with its tags, conventional prefix and PR suffix removed."""
+
+
+def parse_title(title: str) -> TitleInfo:
+    """Read the conventions real repositories put in a title.
+
+    vLLM style ``[Bugfix][Kernel] Fix … (#123)``, Conventional Commits
+    ``fix(scope)!: …`` and plain messages all end up as lower-cased tags.
+    """
+    rest = title
+    tags: list[str] = []
+    m = _BRACKETS.match(rest)
+    if m:
+        tags = [t.strip().lower() for t in _BRACKET_ONE.findall(m.group(1)) if t.strip()]
+        rest = rest[m.end() :]
+    ctype = scope = None
+    breaking = False
+    cm = _CONVENTIONAL.match(rest)
+    if cm and cm.group("type").lower() in _CONVENTIONAL_TYPES:
+        ctype = cm.group("type").lower()
+        scope = (cm.group("scope") or "").strip().lower() or None
+        breaking = bool(cm.group("bang"))
+        rest = rest[rest.index(":") + 1 :]
+        tags.append(ctype)
+    pr = None
+    pm = _PR_SUFFIX.search(rest) or _PR_MERGE.match(title)
+    if pm:
+        pr = int(pm.group(1))
+        if pm.re is _PR_SUFFIX:
+            rest = rest[: pm.start()]
+    else:
+        anywhere = _PR_ANY.findall(rest)
+        if anywhere:
+            pr = int(anywhere[-1])
+    return TitleInfo(
+        tags=tuple(dict.fromkeys(tags)),
+        conventional_type=ctype,
+        conventional_scope=scope,
+        breaking=breaking,
+        pr_number=pr,
+        text=rest.strip() or title.strip(),
+    )
+
+
+# -- file kinds --------------------------------------------------------------
+
+_SOURCE_EXT = {
+    ".py",
+    ".pyx",
+    ".pxd",
+    ".pyi",
+    ".c",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".h",
+    ".hh",
+    ".hpp",
+    ".cu",
+    ".cuh",
+    ".rs",
+    ".go",
+    ".java",
+    ".kt",
+    ".scala",
+    ".js",
+    ".jsx",
+    ".ts",
+    ".tsx",
+    ".mjs",
+    ".rb",
+    ".php",
+    ".swift",
+    ".m",
+    ".mm",
+    ".cs",
+    ".lua",
+    ".jl",
+    ".sh",
+    ".bash",
+    ".zig",
+    ".proto",
+    ".sql",
+    ".metal",
+    ".triton",
+    ".s",
+    ".asm",
+    ".f90",
+    ".r",
+}
+_DOC_EXT = {".md", ".rst", ".adoc", ".txt", ".ipynb", ".tex", ".html", ".css"}
+_DOC_DIRS = {"docs", "doc", "documentation", "examples", "example", "tutorials", "website"}
+_DOC_NAMES = {
+    "readme",
+    "changelog",
+    "changes",
+    "license",
+    "notice",
+    "authors",
+    "contributing",
+    "code_of_conduct",
+    "security",
+    "mkdocs.yml",
+    ".readthedocs.yaml",
+    ".readthedocs.yml",
+}
+_TEST_DIRS = {"tests", "test", "testing", "unittests", "unit_tests", "e2e", "__tests__", "spec"}
+_BENCH_DIRS = {"benchmarks", "benchmark", "bench", "benches"}
+_CI_DIRS = {".github", ".buildkite", ".circleci", ".gitlab", ".ci", ".azure-pipelines", ".jenkins"}
+_CI_NAMES = {
+    ".gitlab-ci.yml",
+    "jenkinsfile",
+    ".travis.yml",
+    "azure-pipelines.yml",
+    ".pre-commit-config.yaml",
+    "codecov.yml",
+    ".codecov.yml",
+    "tox.ini",
+    "noxfile.py",
+    ".mergify.yml",
+    "renovate.json",
+    ".coveragerc",
+    "format.sh",
+}
+_BUILD_NAMES = {
+    "cmakelists.txt",
+    "makefile",
+    "setup.py",
+    "setup.cfg",
+    "manifest.in",
+    "build.sh",
+    "meson.build",
+    "bazel",
+    "build",
+    "build.bazel",
+    "workspace",
+    "justfile",
+    "build.rs",
+    ".dockerignore",
+}
+_BUILD_DIRS = {"cmake", "docker", "build_tools", "packaging"}
+
+KINDS = ("source", "tests", "docs", "ci", "build", "deps", "bench", "other")
+
+
+@lru_cache(maxsize=65536)
+def file_kind(path: str) -> str:
+    """One of :data:`KINDS`, from the path alone.
+
+    Order matters: a manifest under ``tests/`` is still a manifest, a
+    workflow is CI wherever it lives, a Python file under ``tests/`` is a test.
+    """
+    p = PurePosixPath(path)
+    name = p.name.lower()
+    parts = [s.lower() for s in p.parts[:-1]]
+    suffix = p.suffix.lower()
+    if deps.is_manifest(path):
+        return "deps"
+    if (parts and parts[0] in _CI_DIRS) or name in _CI_NAMES:
+        return "ci"
+    if (
+        any(s in _TEST_DIRS for s in parts)
+        or name.startswith("test_")
+        or name == "conftest.py"
+        or re.search(r"(_test|_tests|\.test|\.spec)\.[a-z]+$", name)
+    ):
+        return "tests"
+    if any(s in _BENCH_DIRS for s in parts) or name.startswith("bench_"):
+        return "bench"
+    stem = name.split(".")[0]
+    if (
+        (parts and parts[0] in _DOC_DIRS)
+        or name in _DOC_NAMES
+        or stem in _DOC_NAMES
+        or suffix in (".md", ".rst", ".adoc")
+        or (suffix in _DOC_EXT and suffix != ".txt")
+    ):
+        return "docs"
+    if (
+        name in _BUILD_NAMES
+        or name.startswith("dockerfile")
+        or name.endswith((".dockerfile", ".cmake"))
+        or (parts and parts[0] in _BUILD_DIRS)
+    ):
+        return "build"
+    if suffix in _SOURCE_EXT:
+        return "source"
+    return "other"
+
+
+# -- areas -------------------------------------------------------------------
+
+_GLOB_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def glob_to_regex(glob: str) -> re.Pattern[str]:
+    """Compile a path glob: ``**`` spans directories, ``*`` and ``?`` do not."""
+    cached = _GLOB_CACHE.get(glob)
+    if cached is not None:
+        return cached
+    out: list[str] = []
+    i = 0
+    g = glob.strip().lstrip("/")
+    while i < len(g):
+        ch = g[i]
+        if g.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif g.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif ch == "*":
+            out.append("[^/]*")
+            i += 1
+        elif ch == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(ch))
+            i += 1
+    pattern = "".join(out)
+    if g.endswith("/"):
+        pattern += ".*"
+    compiled = re.compile(pattern + r"(?:/.*)?\Z")
+    _GLOB_CACHE[glob] = compiled
+    return compiled
+
+
+_CONTAINER_DIRS = {"src", "lib", "pkg", "packages", "crates", "python", "libs", "modules"}
+
+
+@dataclass(frozen=True)
+class AreaRules:
+    """How paths map to areas (subsystems) for one repository.
+
+    With explicit globs the first matching area wins. Otherwise the default
+    is the top-level directory, one level deeper inside the project's own
+    package directory (``vllm/v1``) or a container such as ``src/``, because
+    "vllm" alone would tell a vLLM reader nothing.
+    """
+
+    globs: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    package_names: frozenset[str] = field(default_factory=frozenset)
+
+    def area_of(self, path: str) -> str:
+        for name, patterns in self.globs:
+            for pat in patterns:
+                if glob_to_regex(pat).match(path):
+                    return name
+        parts = path.split("/")
+        if len(parts) == 1:
+            return "(root)"
+        top = parts[0]
+        if (top.lower() in _CONTAINER_DIRS or top.lower() in self.package_names) and len(parts) > 2:
+            return f"{top}/{parts[1]}"
+        return top
+
+
+def package_names_for(repo_name: str) -> frozenset[str]:
+    """Likely package directory names for ``owner/name`` (``vllm-ascend`` -> ``vllm_ascend``)."""
+    base = repo_name.rsplit("/", 1)[-1].lower()
+    return frozenset({base, base.replace("-", "_"), base.replace("-", ""), base.split("-")[0]})
+
+
+# -- the facts ---------------------------------------------------------------
+
+BlobReader = Callable[[str], bytes | None]
+
+
+class FactsExtractor:
+    """Computes :class:`Facts` for commits of one repository.
+
+    Holds a per-blob cache of parsed Python APIs, so the file a commit
+    modifies is not parsed again as the next commit's "before".
+    """
+
+    def __init__(self, areas: AreaRules, read_blob: BlobReader) -> None:
+        self._areas = areas
+        self._read_blob = read_blob
+        self._api_cache: dict[str, dict[str, tuple[str, str]] | None] = {}
+
+    def _api(self, oid: str) -> dict[str, tuple[str, str]] | None:
+        if oid not in self._api_cache:
+            data = self._read_blob(oid)
+            self._api_cache[oid] = (
+                pyapi.public_api(data, max_bytes=MAX_PARSE_BYTES) if data is not None else None
+            )
+            if len(self._api_cache) > 20000:
+                self._api_cache.clear()
+        return self._api_cache[oid]
+
+    def _text(self, oid: str) -> str | None:
+        data = self._read_blob(oid) if oid else None
+        if data is None or b"\0" in data:
+            return None
+        return data.decode("utf-8", "replace")
+
+    def extract(self, commit: Commit, files: Sequence[FileChange]) -> Facts:
+        """Facts for one commit from its metadata and first-parent file changes."""
+        info = parse_title(commit.title)
+        kinds = Counter(file_kind(f.path) for f in files)
+        areas = Counter(self._areas.area_of(f.path) for f in files)
+        api: list[ApiChange] = []
+        dep_changes: list[DependencyChange] = []
+        unparsed: list[str] = []
+        for f in files:
+            kind = file_kind(f.path)
+            if f.path.endswith((".py", ".pyi")) and kind == "source" and not f.is_submodule:
+                if f.binary or f.is_symlink:
+                    unparsed.append(f.path)
+                    continue
+                old = self._api(f.old_blob) if f.old_blob else None
+                new = self._api(f.new_blob) if f.new_blob else None
+                if (f.old_blob and old is None) or (f.new_blob and new is None):
+                    unparsed.append(f.path)
+                    continue
+                if f.status is FileStatus.RENAMED and f.old_path:
+                    old_mod = f.old_path
+                    if old is not None and new is not None and old_mod != f.path:
+                        api.extend(pyapi.diff_api(old_mod, old, None))
+                        api.extend(pyapi.diff_api(f.path, None, new))
+                        continue
+                api.extend(pyapi.diff_api(f.path, old, new))
+            elif kind == "deps" and not f.binary:
+                old_t = self._text(f.old_blob) if f.old_blob else None
+                new_t = self._text(f.new_blob) if f.new_blob else None
+                dep_changes.extend(deps.dependency_changes(f.path, old_t, new_t))
+        body = commit.body
+        revert_m = _REVERT_BODY.search(body)
+        is_revert = bool(_REVERT_TITLE.match(commit.title)) or "revert" in info.tags
+        ordered_areas = tuple(a for a, _ in sorted(areas.items(), key=lambda kv: (-kv[1], kv[0])))
+        return Facts(
+            files=tuple(files),
+            added=sum(f.added for f in files),
+            deleted=sum(f.deleted for f in files),
+            areas=ordered_areas,
+            pr_number=info.pr_number,
+            tags=info.tags,
+            conventional_type=info.conventional_type,
+            conventional_scope=info.conventional_scope,
+            breaking_marker=info.breaking or bool(_BREAKING_FOOTER.search(body)),
+            is_revert=is_revert,
+            reverted_sha=revert_m.group(1) if revert_m else None,
+            co_authors=tuple(
+                dict.fromkeys(n.strip() for n in _CO_AUTHOR.findall(body) if n.strip())
+            ),
+            kinds={k: kinds[k] for k in KINDS if kinds[k]},
+            api_changes=tuple(api),
+            dependency_changes=tuple(dep_changes),
+            is_merge=len(commit.parents) > 1,
+            unparsed=tuple(unparsed),
+        )

@@ -1,0 +1,227 @@
+"""The public API of a Python module, and how it changed between two versions.
+
+A report reader cares whether a commit added, removed or re-signed something
+they may call, so this extracts the module-level functions and classes of one
+blob and diffs two such extracts. It is pure (bytes in, data out) and does a
+single ``ast.parse`` per blob, because it runs over thousands of files a
+month; the caller caches :func:`public_api` results by blob SHA.
+
+Anything we cannot parse — invalid syntax, undecodable bytes, NUL bytes,
+nesting deep enough to exhaust the parser, oversized files — yields ``None``
+so the caller can list the file as "measured, not parsed" instead of guessing.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterator
+
+from repoherald.models import ApiChange
+
+PublicApi = dict[str, tuple[str, str]]
+"""Public name -> (kind, signature)."""
+
+MAX_BYTES = 1_000_000
+"""Larger blobs are almost always generated code; parsing them is slow and useless."""
+
+_PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
+"""What parsing hostile input can raise on CPython 3.11.
+
+``SyntaxError`` covers bad syntax, undecodable bytes, unknown coding cookies and
+NUL bytes; ``ValueError`` is what older releases raise for NUL bytes;
+``RecursionError`` comes from deep nesting during AST construction *or* later
+in ``ast.unparse``; ``MemoryError`` is how 3.11's parser reports its own stack
+overflow (e.g. ten thousand unary minuses), not a real out-of-memory condition.
+"""
+
+
+def public_api(source: bytes, max_bytes: int = MAX_BYTES) -> PublicApi | None:
+    """Return the public module-level functions and classes of ``source``.
+
+    Kinds are ``"function"``, ``"async function"`` and ``"class"``; the
+    signature is the parenthesised parameter list plus ``-> return``
+    annotation for functions, and the bases/keywords for classes.
+
+    Definitions directly at module level and inside module-level ``if`` /
+    ``try`` blocks (``if TYPE_CHECKING:``, version guards, import fallbacks)
+    are considered; when a name is defined more than once the last definition
+    in source order wins. A literal ``__all__`` decides what is public (names
+    in it count even if they start with ``_``); without one, or when
+    ``__all__`` is computed rather than literal, names not starting with
+    ``_`` are public.
+
+    Returns ``None`` when ``source`` exceeds ``max_bytes`` or cannot be
+    decoded or parsed. Bytes are handed to ``ast.parse`` undecoded so that a
+    PEP 263 coding cookie (or a UTF-8 BOM) is honoured exactly as Python would.
+    """
+    if len(source) > max_bytes:
+        return None
+    try:
+        tree = parse_quietly(source)
+        return _extract(tree)
+    except _PARSE_ERRORS:
+        return None
+
+
+def parse_quietly(source: bytes | str) -> ast.Module:
+    """``ast.parse`` without the tokenizer's warnings.
+
+    Code like ``1if x else 2`` or ``"\\d"`` is valid but makes the parser
+    warn; over thousands of third-party files that would flood stderr, and
+    under ``-W error`` it would turn valid files into "unparseable" ones.
+    (``warnings.catch_warnings`` swaps process-global state, so concurrent
+    callers in other threads may briefly lose their own filters.)
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(source)
+
+
+def diff_api(path: str, old: PublicApi | None, new: PublicApi | None) -> list[ApiChange]:
+    """Compare two :func:`public_api` results for ``path``, sorted by name.
+
+    ``None`` means the file is absent on that side, so an added module adds
+    all its names and a deleted one removes them all. A name whose kind
+    changed (say ``function`` to ``async function`` or to ``class``) is
+    reported as a removal of the old kind followed by an addition of the new
+    one, since a single ``kind`` field cannot express the change and callers
+    break either way.
+    """
+    before = old or {}
+    after = new or {}
+    changes: list[ApiChange] = []
+    for name in sorted(before.keys() | after.keys()):
+        was = before.get(name)
+        now = after.get(name)
+        if was == now:
+            continue
+        if was is not None and now is not None and was[0] == now[0]:
+            changes.append(
+                ApiChange(
+                    path, name, now[0], "signature", old_signature=was[1], new_signature=now[1]
+                )
+            )
+            continue
+        if was is not None:
+            changes.append(ApiChange(path, name, was[0], "removed", old_signature=was[1]))
+        if now is not None:
+            changes.append(ApiChange(path, name, now[0], "added", new_signature=now[1]))
+    return changes
+
+
+def _extract(tree: ast.Module) -> PublicApi:
+    """Collect definitions and ``__all__`` from the statements we consider."""
+    defs: PublicApi = {}
+    seen_all = False
+    exported: list[str] | None = []
+    for stmt in _module_statements(tree.body):
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            kind = "async function" if isinstance(stmt, ast.AsyncFunctionDef) else "function"
+            defs[stmt.name] = (kind, _function_signature(stmt))
+        elif isinstance(stmt, ast.ClassDef):
+            defs[stmt.name] = ("class", _class_signature(stmt))
+        elif _touches_all(stmt):
+            seen_all = True
+            names = _all_literal(stmt)
+            if names is None:
+                # One computed contribution makes the list unknowable; fall
+                # back to the underscore rule rather than under-report.
+                exported = None
+            elif exported is not None:
+                replaces = isinstance(stmt, ast.Assign | ast.AnnAssign)
+                exported = names if replaces else exported + names
+    if seen_all and exported is not None:
+        allowed = set(exported)
+        return {name: value for name, value in defs.items() if name in allowed}
+    return {name: value for name, value in defs.items() if not name.startswith("_")}
+
+
+def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Yield module-level statements in source order, descending into if/try.
+
+    Iterative on purpose: a long ``elif`` chain nests arbitrarily deep without
+    any indentation, so recursion could hit the interpreter's limit.
+    """
+    stack: list[ast.stmt] = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        nested: list[ast.stmt] = []
+        if isinstance(stmt, ast.If):
+            nested = [*stmt.body, *stmt.orelse]
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            nested = [*stmt.body]
+            for handler in stmt.handlers:
+                nested.extend(handler.body)
+            nested.extend(stmt.orelse)
+            nested.extend(stmt.finalbody)
+        stack.extend(reversed(nested))
+
+
+def _touches_all(stmt: ast.stmt) -> bool:
+    """True for ``__all__ = …``, ``__all__: … = …``, ``__all__ += …`` and ``__all__.extend(…)``."""
+    if isinstance(stmt, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets)
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+        return False  # a bare annotation declares nothing
+    if isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == "__all__"
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        return (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "__all__"
+        )
+    return False
+
+
+def _all_literal(stmt: ast.stmt) -> list[str] | None:
+    """The names a statement that touches ``__all__`` adds, or None if not literal."""
+    if isinstance(stmt, ast.Assign | ast.AnnAssign):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) != 1:
+            return None
+        return _string_sequence(stmt.value)
+    if isinstance(stmt, ast.AugAssign):
+        return _string_sequence(stmt.value) if isinstance(stmt.op, ast.Add) else None
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else ""
+        if call.keywords or len(call.args) != 1:
+            return None
+        if method == "extend":
+            return _string_sequence(call.args[0])
+        if method == "append":
+            arg = call.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                return [arg.value]
+    return None
+
+
+def _string_sequence(node: ast.expr | None) -> list[str] | None:
+    """The strings of a literal list/tuple of string constants, else None."""
+    if not isinstance(node, ast.List | ast.Tuple):
+        return None
+    names: list[str] = []
+    for elt in node.elts:
+        if not (isinstance(elt, ast.Constant) and isinstance(elt.value, str)):
+            return None
+        names.append(elt.value)
+    return names
+
+
+def _function_signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """``(params) -> returns`` as Python would print it, canonical across formatting."""
+    signature = f"({ast.unparse(node.args)})"
+    if node.returns is not None:
+        signature += f" -> {ast.unparse(node.returns)}"
+    return signature
+
+
+def _class_signature(node: ast.ClassDef) -> str:
+    """``(Base, metaclass=M)``: what subclassing or instantiating code depends on."""
+    parts = [ast.unparse(base) for base in node.bases]
+    parts.extend(ast.unparse(keyword) for keyword in node.keywords)
+    return f"({', '.join(parts)})"

@@ -1,0 +1,130 @@
+"""Command line: parse flags, build settings once, call the pipeline, map errors.
+
+Kept thin on purpose; everything it does is available from
+:func:`repoherald.pipeline.run`. Exit status: 0 success, 1 a runtime failure
+(something could not be read, analysed or written), 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from collections.abc import Sequence
+from typing import NoReturn
+
+import click
+
+from repoherald import __version__
+from repoherald.config import build_settings
+from repoherald.errors import RepoheraldError, UsageError
+
+
+def _fail(message: str, code: int, debug: bool) -> NoReturn:
+    if debug:
+        traceback.print_exc()
+    click.echo(f"repoherald: error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="repoherald")
+def cli() -> None:
+    """Daily reports of what changed in the repositories you depend on."""
+
+
+@cli.command()
+@click.option(
+    "--repo",
+    "repos",
+    multiple=True,
+    metavar="PATH_OR_URL",
+    help="Repository to report on (repeatable). Default: [[repos]] in repoherald.toml.",
+)
+@click.option("--branch", help="Branch to follow. Default: the repository's default branch.")
+@click.option(
+    "--date",
+    "day",
+    metavar="YYYY-MM-DD|yesterday|today|latest",
+    help="Day to report. Default: yesterday in --tz. 'latest': the newest day with commits.",
+)
+@click.option("--since", metavar="YYYY-MM-DD", help="First day of a range (one report per day).")
+@click.option(
+    "--until", metavar="YYYY-MM-DD", help="Last day of the range, inclusive. Default: yesterday."
+)
+@click.option("--tz", help="IANA time zone of the report's days. Default: Asia/Shanghai.")
+@click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language. Default: zh.")
+@click.option("--out", metavar="DIR", help="Archive directory. Default: ./reports.")
+@click.option(
+    "--config", metavar="FILE", help="Configuration file. Default: ./repoherald.toml if present."
+)
+@click.option(
+    "--home",
+    metavar="DIR",
+    help="Data directory (store, mirrors). Default: $REPOHERALD_HOME or the per-user data dir.",
+)
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
+def report(
+    repos: Sequence[str],
+    branch: str | None,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    tz: str | None,
+    lang: str | None,
+    out: str | None,
+    config: str | None,
+    home: str | None,
+    debug: bool,
+) -> None:
+    """Write the daily report(s) as Markdown plus a JSON twin."""
+    from repoherald.pipeline import run
+
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        settings = build_settings(
+            repos=tuple(repos),
+            branch=branch,
+            day=day,
+            since=since,
+            until=until,
+            tz=tz,
+            lang=lang,
+            out=out,
+            config=config,
+            home=home,
+            debug=debug,
+        )
+        result = run(settings, progress=lambda msg: click.echo(msg, err=True))
+    except RepoheraldError as exc:
+        _fail(str(exc), exc.exit_code, debug)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130, debug)
+    for path in result.written:
+        if path.suffix == ".md":
+            click.echo(str(path))
+    for failure in result.failures:
+        click.echo(f"repoherald: failed: {failure}", err=True)
+    summary = (
+        f"{len(result.reports)} report(s), "
+        f"{sum(len(r.entries) for r in result.reports)} commits "
+        f"({result.analysed} analysed, {result.cached} from cache)"
+    )
+    click.echo(summary, err=True)
+    if not result.ok:
+        sys.exit(1)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point."""
+    try:
+        cli.main(
+            args=list(argv) if argv is not None else None,
+            prog_name="repoherald",
+            standalone_mode=True,
+        )
+    except UsageError as exc:  # pragma: no cover - raised inside commands only
+        _fail(str(exc), 2, False)

@@ -1,0 +1,300 @@
+"""One frozen settings object, built once: file < environment < flags.
+
+The configuration file is validated with pydantic so a typo is reported with
+its location (``repos.0.brnach: extra inputs are not permitted``) instead of
+being silently ignored. Secrets never live here: the file may only *name* an
+environment variable.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from repoherald.errors import ConfigError, UsageError
+
+DEFAULT_TZ = "Asia/Shanghai"
+DEFAULT_LANG = "zh"
+DEFAULT_OUT = "reports"
+DEFAULT_PATH_TEMPLATE = "{year}/{name}/{date}"
+CONFIG_FILE_NAME = "repoherald.toml"
+
+Lang = Literal["zh", "en"]
+
+
+class _RepoFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(min_length=1, description="Local path or clone URL.")
+    branch: str | None = None
+    name: str | None = None
+    web_url: str | None = None
+    areas: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class _ReportFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tz: str | None = None
+    lang: Lang | None = None
+    out: str | None = None
+    name: str | None = None
+    path: str | None = None
+
+
+class _ConfigFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    home: str | None = None
+    report: _ReportFile = Field(default_factory=_ReportFile)
+    repos: list[_RepoFile] = Field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RepoConfig:
+    """One repository to report on."""
+
+    source: str
+    branch: str | None = None
+    name: str | None = None
+    """Display name (``owner/name``); derived from the source when absent."""
+    web_url: str | None = None
+    """Base URL for commit and PR links; derived from a GitHub remote when absent."""
+    areas: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Ordered (area name, path globs) pairs; first match wins."""
+
+
+@dataclass(frozen=True, slots=True)
+class DaySelection:
+    """Which local calendar days to report: explicit days, or the latest active one."""
+
+    days: tuple[date, ...] = ()
+    latest: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    repos: tuple[RepoConfig, ...]
+    selection: DaySelection
+    tz_name: str
+    lang: Lang
+    out_dir: Path
+    home: Path
+    report_name: str | None = None
+    path_template: str = DEFAULT_PATH_TEMPLATE
+    debug: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.tz_name)
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "repoherald.db"
+
+    @property
+    def mirrors_dir(self) -> Path:
+        return self.home / "mirrors"
+
+
+def load_config_file(path: Path) -> _ConfigFile:
+    """Read and validate a ``repoherald.toml``; raise ConfigError naming the problem."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist: check the --config path") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8: save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    try:
+        return _ConfigFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise ConfigError(
+            f"config file {path}: {where}: {err['msg']} (see the README's configuration reference)"
+        ) from None
+
+
+def check_tz(name: str) -> str:
+    """Validate an IANA zone name."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise UsageError(
+            f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai or UTC"
+        ) from None
+    return name
+
+
+def parse_day(text: str, tz: ZoneInfo, *, now: datetime | None = None) -> date:
+    """Parse ``YYYY-MM-DD``, ``today`` or ``yesterday`` (in ``tz``)."""
+    today = (now or datetime.now(tz)).astimezone(tz).date()
+    word = text.strip().lower()
+    if word == "today":
+        return today
+    if word == "yesterday":
+        return today - timedelta(days=1)
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text.strip()):
+        raise UsageError(f"malformed date {text!r}: use YYYY-MM-DD, 'yesterday' or 'latest'")
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(f"invalid date {text!r}: no such calendar day") from None
+
+
+MAX_DAYS = 3660
+
+
+def select_days(
+    tz: ZoneInfo,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    *,
+    now: datetime | None = None,
+) -> DaySelection:
+    """Turn --date / --since / --until into the days to report (defaults to yesterday)."""
+    if day is not None and (since is not None or until is not None):
+        raise UsageError("--date cannot be combined with --since/--until: use one or the other")
+    if day is not None:
+        if day.strip().lower() == "latest":
+            return DaySelection(latest=True)
+        return DaySelection(days=(parse_day(day, tz, now=now),))
+    if since is None and until is None:
+        return DaySelection(days=(parse_day("yesterday", tz, now=now),))
+    if since is None:
+        raise UsageError("--until needs --since: give the first day of the range too")
+    first = parse_day(since, tz, now=now)
+    last = (
+        parse_day(until, tz, now=now) if until is not None else parse_day("yesterday", tz, now=now)
+    )
+    if last < first:
+        raise UsageError(f"--until {last} is before --since {first}: swap them")
+    count = (last - first).days + 1
+    if count > MAX_DAYS:
+        raise UsageError(f"{count} days requested: ask for at most {MAX_DAYS} at a time")
+    return DaySelection(days=tuple(first + timedelta(days=i) for i in range(count)))
+
+
+def default_home() -> Path:
+    """``REPOHERALD_HOME`` or the per-user data directory."""
+    env = os.environ.get("REPOHERALD_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("repoherald", appauthor=False))
+
+
+def _repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
+    source = r.source
+    if not _looks_remote(source):
+        source = str((base / Path(source).expanduser()).resolve())
+    return RepoConfig(
+        source=source,
+        branch=r.branch,
+        name=r.name,
+        web_url=r.web_url.rstrip("/") if r.web_url else None,
+        areas=tuple((k, tuple(v)) for k, v in r.areas.items()),
+    )
+
+
+def _looks_remote(source: str) -> bool:
+    return "://" in source or bool(re.match(r"^[\w.-]+@[\w.-]+:", source))
+
+
+def build_settings(
+    *,
+    repos: tuple[str, ...] = (),
+    branch: str | None = None,
+    day: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    tz: str | None = None,
+    lang: str | None = None,
+    out: str | None = None,
+    config: str | None = None,
+    home: str | None = None,
+    debug: bool = False,
+    now: datetime | None = None,
+    cwd: Path | None = None,
+) -> Settings:
+    """Merge the config file, the environment and the flags into :class:`Settings`.
+
+    ``config`` defaults to ``./repoherald.toml`` when that file exists.
+    """
+    cwd = cwd or Path.cwd()
+    file_cfg = _ConfigFile()
+    base = cwd
+    if config is not None:
+        file_cfg = load_config_file(Path(config))
+        base = Path(config).resolve().parent
+    elif (cwd / CONFIG_FILE_NAME).is_file():
+        file_cfg = load_config_file(cwd / CONFIG_FILE_NAME)
+
+    tz_name = check_tz(tz or os.environ.get("REPOHERALD_TZ") or file_cfg.report.tz or DEFAULT_TZ)
+    lang_value = lang or os.environ.get("REPOHERALD_LANG") or file_cfg.report.lang or DEFAULT_LANG
+    if lang_value not in ("zh", "en"):
+        raise UsageError(f"unknown language {lang_value!r}: use zh or en")
+
+    if repos:
+        repo_cfgs = tuple(
+            RepoConfig(
+                source=r if _looks_remote(r) else str((cwd / Path(r).expanduser()).resolve()),
+                branch=branch,
+            )
+            for r in repos
+        )
+    elif file_cfg.repos:
+        repo_cfgs = tuple(_repo_from_file(r, base) for r in file_cfg.repos)
+        if branch is not None:
+            repo_cfgs = tuple(
+                RepoConfig(r.source, branch, r.name, r.web_url, r.areas) for r in repo_cfgs
+            )
+    else:
+        raise UsageError(
+            "no repository given: pass --repo PATH_OR_URL or list [[repos]] in repoherald.toml"
+        )
+
+    if home:
+        home_path = Path(home).expanduser()
+    elif os.environ.get("REPOHERALD_HOME"):
+        home_path = default_home()
+    elif file_cfg.home:
+        home_path = (base / Path(file_cfg.home).expanduser()).resolve()
+    else:
+        home_path = default_home()
+
+    out_dir = Path(out or file_cfg.report.out or DEFAULT_OUT)
+    if not out_dir.is_absolute():
+        out_dir = (cwd if out else base) / out_dir
+
+    template = file_cfg.report.path or DEFAULT_PATH_TEMPLATE
+    if "{date}" not in template:
+        raise ConfigError("report.path must contain {date}: each day needs its own file")
+
+    return Settings(
+        repos=repo_cfgs,
+        selection=select_days(ZoneInfo(tz_name), day, since, until, now=now),
+        tz_name=tz_name,
+        lang=lang_value,  # type: ignore[arg-type]
+        out_dir=out_dir,
+        home=home_path,
+        report_name=file_cfg.report.name,
+        path_template=template,
+        debug=debug,
+    )

@@ -1,0 +1,318 @@
+"""Plain data passed between the stages of the pipeline.
+
+These are frozen dataclasses rather than pydantic models on purpose: a busy
+month is tens of thousands of file changes, and building them must cost next
+to nothing. Everything here round-trips through JSON (``to_dict`` /
+``from_dict``) so the store can cache it and the renderer can emit a twin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any
+
+
+class ChangeType(StrEnum):
+    """The closed set of change types a commit is classified into."""
+
+    FEATURE = "feature"
+    BUGFIX = "bugfix"
+    PERFORMANCE = "performance"
+    REFACTOR = "refactor"
+    DOCS = "docs"
+    TESTS = "tests"
+    CI_BUILD = "ci/build"
+    DEPENDENCIES = "dependencies"
+    REVERT = "revert"
+    OTHER = "other"
+
+
+class Importance(StrEnum):
+    """How much a downstream engineer should read this commit today."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+    @property
+    def rank(self) -> int:
+        """Sort key: high first."""
+        return {"high": 0, "medium": 1, "low": 2}[self.value]
+
+
+class FileStatus(StrEnum):
+    ADDED = "added"
+    MODIFIED = "modified"
+    DELETED = "deleted"
+    RENAMED = "renamed"
+    COPIED = "copied"
+    TYPE_CHANGED = "type_changed"
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    name: str
+    email: str
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """Metadata of one commit, decoded to text by its declared encoding."""
+
+    sha: str
+    parents: tuple[str, ...]
+    author: Person
+    author_time: int
+    """Author date, seconds since the epoch."""
+    author_offset: int
+    """Author's UTC offset in minutes, as recorded in the commit."""
+    committer: Person
+    commit_time: int
+    commit_offset: int
+    message: str
+    encoding: str | None = None
+    """The ``encoding`` header of the commit object, if any."""
+    decode_errors: bool = False
+    """True when the message bytes did not decode cleanly and were replaced."""
+
+    @property
+    def title(self) -> str:
+        """First line of the message (may be empty)."""
+        return self.message.split("\n", 1)[0].strip()
+
+    @property
+    def body(self) -> str:
+        parts = self.message.split("\n", 1)
+        return parts[1].strip("\n") if len(parts) > 1 else ""
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One path touched by a commit, as diffed against its first parent."""
+
+    path: str
+    status: FileStatus
+    old_path: str | None = None
+    added: int = 0
+    deleted: int = 0
+    binary: bool = False
+    old_mode: str = ""
+    new_mode: str = ""
+    old_blob: str = ""
+    new_blob: str = ""
+    size: int | None = None
+    """Size in bytes of the new blob (old blob for deletions), when measured."""
+
+    @property
+    def is_symlink(self) -> bool:
+        return "120000" in (self.old_mode, self.new_mode)
+
+    @property
+    def is_submodule(self) -> bool:
+        return "160000" in (self.old_mode, self.new_mode)
+
+    @property
+    def mode_changed(self) -> bool:
+        return bool(self.old_mode and self.new_mode and self.old_mode != self.new_mode)
+
+
+@dataclass(frozen=True, slots=True)
+class ApiChange:
+    """A module-level public name added, removed or re-signed in a Python file."""
+
+    path: str
+    name: str
+    kind: str
+    """``function``, ``class`` or ``async function``."""
+    change: str
+    """``added``, ``removed`` or ``signature``."""
+    old_signature: str | None = None
+    new_signature: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DependencyChange:
+    """A dependency whose declared version changed in a manifest."""
+
+    manifest: str
+    name: str
+    old: str | None
+    """Old version spec; None when the dependency was added."""
+    new: str | None
+    """New version spec; None when the dependency was removed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """Everything the rules know about a commit, read from git alone."""
+
+    files: tuple[FileChange, ...]
+    added: int
+    deleted: int
+    areas: tuple[str, ...]
+    pr_number: int | None
+    tags: tuple[str, ...]
+    """Title tags, lower-cased: ``bugfix``, ``ci/build``, ``fix`` (Conventional)…"""
+    conventional_type: str | None
+    conventional_scope: str | None
+    breaking_marker: bool
+    """``feat!:`` or a ``BREAKING CHANGE:`` footer."""
+    is_revert: bool
+    reverted_sha: str | None
+    co_authors: tuple[str, ...]
+    """Co-author names (never their addresses)."""
+    kinds: dict[str, int]
+    """File counts per kind: source, tests, docs, ci, build, deps, other."""
+    api_changes: tuple[ApiChange, ...]
+    dependency_changes: tuple[DependencyChange, ...]
+    is_merge: bool = False
+    unparsed: tuple[str, ...] = ()
+    """Python files too large, binary or not parseable: measured, not parsed."""
+
+    @property
+    def files_changed(self) -> int:
+        return len(self.files)
+
+    def only(self, *kinds: str) -> bool:
+        """True when every touched file is of one of ``kinds`` (and there is one)."""
+        present = {k for k, n in self.kinds.items() if n}
+        return bool(present) and present <= set(kinds)
+
+
+@dataclass(frozen=True, slots=True)
+class Risk:
+    risk: str
+    detail: str
+    mitigation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The verdict on one commit from one analyser, rendered as-is."""
+
+    analyser: str
+    """``rules/1`` or ``llm/<model>/<prompt version>``."""
+    change_type: ChangeType
+    importance: Importance
+    reasons: tuple[str, ...]
+    """Why this type and importance, in the report's language."""
+    summary: str
+    impact: tuple[str, ...] = ()
+    insights: dict[str, str] = field(default_factory=dict)
+    """Keys: architecture, performance, security, maintainability, compatibility."""
+    risks: tuple[Risk, ...] = ()
+    recommendations: tuple[str, ...] = ()
+    description: str = ""
+    """An excerpt of the commit's own description (the author's words)."""
+    error: str = ""
+    """Set when this commit could not be analysed; the report says so."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One commit as it appears in a report."""
+
+    commit: Commit
+    facts: Facts
+    analysis: Analysis
+
+
+@dataclass(frozen=True, slots=True)
+class RepoSection:
+    """One repository's part of a day's report."""
+
+    name: str
+    branch: str
+    web_url: str | None
+    entries: tuple[Entry, ...]
+    """First-parent order, newest first."""
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DayReport:
+    """Everything a day's report shows; the renderers only format it."""
+
+    day: date
+    tz_name: str
+    start: datetime
+    end: datetime
+    lang: str
+    sections: tuple[RepoSection, ...]
+    analysers: tuple[str, ...]
+    generated_at: datetime
+    version: str
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [e for s in self.sections for e in s.entries]
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Turn a dataclass tree into JSON-compatible builtins."""
+    if hasattr(obj, "__dataclass_fields__"):
+        return {k: to_jsonable(v) for k, v in asdict(obj).items()}
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [to_jsonable(v) for v in obj]
+    return obj
+
+
+def facts_from_dict(d: dict[str, Any]) -> Facts:
+    """Rebuild :class:`Facts` from its JSON form (as stored in SQLite)."""
+    return Facts(
+        files=tuple(FileChange(**{**f, "status": FileStatus(f["status"])}) for f in d["files"]),
+        added=d["added"],
+        deleted=d["deleted"],
+        areas=tuple(d["areas"]),
+        pr_number=d["pr_number"],
+        tags=tuple(d["tags"]),
+        conventional_type=d["conventional_type"],
+        conventional_scope=d["conventional_scope"],
+        breaking_marker=d["breaking_marker"],
+        is_revert=d["is_revert"],
+        reverted_sha=d["reverted_sha"],
+        co_authors=tuple(d["co_authors"]),
+        kinds=dict(d["kinds"]),
+        api_changes=tuple(ApiChange(**a) for a in d["api_changes"]),
+        dependency_changes=tuple(DependencyChange(**c) for c in d["dependency_changes"]),
+        is_merge=d.get("is_merge", False),
+        unparsed=tuple(d.get("unparsed", ())),
+    )
+
+
+def analysis_from_dict(d: dict[str, Any]) -> Analysis:
+    """Rebuild :class:`Analysis` from its JSON form."""
+    return Analysis(
+        analyser=d["analyser"],
+        change_type=ChangeType(d["change_type"]),
+        importance=Importance(d["importance"]),
+        reasons=tuple(d["reasons"]),
+        summary=d["summary"],
+        impact=tuple(d.get("impact", ())),
+        insights=dict(d.get("insights", {})),
+        risks=tuple(Risk(**r) for r in d.get("risks", ())),
+        recommendations=tuple(d.get("recommendations", ())),
+        description=d.get("description", ""),
+        error=d.get("error", ""),
+    )
+
+
+def commit_from_dict(d: dict[str, Any]) -> Commit:
+    """Rebuild :class:`Commit` from its JSON form."""
+    return Commit(
+        sha=d["sha"],
+        parents=tuple(d["parents"]),
+        author=Person(**d["author"]),
+        author_time=d["author_time"],
+        author_offset=d["author_offset"],
+        committer=Person(**d["committer"]),
+        commit_time=d["commit_time"],
+        commit_offset=d["commit_offset"],
+        message=d["message"],
+        encoding=d.get("encoding"),
+        decode_errors=d.get("decode_errors", False),
+    )

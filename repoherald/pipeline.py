@@ -1,0 +1,402 @@
+"""The only place that knows the order of the stages.
+
+config -> source -> window -> facts -> rules -> store -> render -> publish.
+
+Failures are contained to what failed: a repository that cannot be read
+becomes a marked section of the report; a commit whose analysis breaks keeps
+its place in the report with the error shown. Either makes the run's status
+"failed" so a scheduler notices.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from repoherald import __version__
+from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
+from repoherald.analysis.rules import RuleAnalyser
+from repoherald.config import RepoConfig, Settings
+from repoherald.errors import RepoheraldError, SourceError, UsageError
+from repoherald.models import (
+    Analysis,
+    ChangeType,
+    Commit,
+    DayReport,
+    Entry,
+    Facts,
+    FileChange,
+    Importance,
+    RepoSection,
+)
+from repoherald.publish.file import report_path, safe_component, write_atomic
+from repoherald.render.json_twin import render_json
+from repoherald.render.markdown import render_markdown
+from repoherald.sources import git
+from repoherald.store.db import Store
+
+log = logging.getLogger("repoherald")
+
+FACTS_VERSION = "1"
+MAX_BLOB_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Window:
+    day: date
+    start: datetime
+    end: datetime
+
+    @classmethod
+    def for_day(cls, day: date, tz: ZoneInfo) -> Window:
+        """[00:00, next 00:00) local time; 23 or 25 hours long on DST change days."""
+        start = datetime(day.year, day.month, day.day, tzinfo=tz)
+        nxt = day + timedelta(days=1)
+        end = datetime(nxt.year, nxt.month, nxt.day, tzinfo=tz)
+        return cls(day, start, end)
+
+    @property
+    def start_ts(self) -> int:
+        return int(self.start.timestamp())
+
+    @property
+    def end_ts(self) -> int:
+        return int(self.end.timestamp())
+
+
+@dataclass
+class RepoResult:
+    """What one repository contributed to a run."""
+
+    config: RepoConfig
+    name: str
+    branch: str
+    web_url: str | None
+    by_day: dict[date, list[Entry]] = field(default_factory=dict)
+    error: str | None = None
+    analysed: int = 0
+    cached: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunResult:
+    """The outcome of :func:`run`: files written and anything that failed."""
+
+    written: list[Path]
+    reports: list[DayReport]
+    failures: list[str]
+    analysed: int
+    cached: int
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+Progress = Callable[[str], None]
+
+
+def _say(progress: Progress | None, message: str) -> None:
+    if progress is not None:
+        progress(message)
+
+
+def day_of(ts: int, tz: ZoneInfo) -> date:
+    return datetime.fromtimestamp(ts, tz=UTC).astimezone(tz).date()
+
+
+def _area_fingerprint(cfg: RepoConfig, name: str) -> str:
+    payload = json.dumps([name, [list(a) for a in cfg.areas]], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:12]
+
+
+def _open_repo(
+    cfg: RepoConfig, settings: Settings, earliest: int
+) -> tuple[git.GitRepo, str, str | None]:
+    """Open the source; returns (repo, display name, web URL)."""
+    if git.is_remote(cfg.source):
+        repo = git.ensure_mirror(cfg.source, settings.mirrors_dir, cfg.branch, earliest)
+        ident = git.identity_from_url(cfg.source)
+    else:
+        repo = git.open_local(cfg.source)
+        origin = (
+            repo.run("config", "--get", "remote.origin.url", check=False)
+            .decode("utf-8", "replace")
+            .strip()
+        )
+        if origin and git.is_remote(origin):
+            ident = git.identity_from_url(origin)
+        else:
+            base = Path(cfg.source).name
+            ident = git.RepoIdentity(
+                name=base[:-4] if base.endswith(".git") else base, web_url=None
+            )
+    return repo, cfg.name or ident.name, cfg.web_url or ident.web_url
+
+
+def _walk(repo: git.GitRepo, tip: str | None) -> list[tuple[str, int]]:
+    return list(repo.first_parent(tip)) if tip else []
+
+
+def _collect(
+    settings: Settings,
+    cfg: RepoConfig,
+    store: Store,
+    days: list[date] | None,
+    progress: Progress | None,
+) -> RepoResult:
+    """Read, analyse and cache one repository's commits for the requested days."""
+    tz = settings.tz
+    earliest = (
+        Window.for_day(min(days), tz).start_ts
+        if days
+        else int((datetime.now(UTC) - timedelta(days=7)).timestamp())
+    )
+    repo, name, web_url = _open_repo(cfg, settings, earliest)
+    with repo:
+        branch = cfg.branch or repo.default_branch()
+        tip = repo.resolve_branch(branch)
+        history = _walk(repo, tip)
+        if git.is_remote(cfg.source) and tip:
+            history = _ensure_depth(repo, cfg, branch, history, earliest)
+        if days is None:
+            days = (
+                [day_of(max(ts for _, ts in history), tz)]
+                if history
+                else [datetime.now(tz).date() - timedelta(days=1)]
+            )
+        windows = {d: Window.for_day(d, tz) for d in days}
+        lo = min(w.start_ts for w in windows.values())
+        hi = max(w.end_ts for w in windows.values())
+        wanted: dict[str, date] = {}
+        order: list[str] = []
+        for sha, ts in history:
+            if lo <= ts < hi:
+                d = day_of(ts, tz)
+                if d in windows:
+                    wanted[sha] = d
+                    order.append(sha)
+        if git.is_remote(cfg.source) and order:
+            shallow = repo.shallow_commits()
+            if shallow & set(order):
+                git.deepen(repo, cfg.source, branch, by=1)
+        result = RepoResult(cfg, name, branch, web_url, by_day={d: [] for d in days})
+        entries = _analyse(repo, settings, cfg, name, store, order, result, progress)
+        for sha in order:
+            result.by_day[wanted[sha]].append(entries[sha])
+        return result
+
+
+def _ensure_depth(
+    repo: git.GitRepo,
+    cfg: RepoConfig,
+    branch: str,
+    history: list[tuple[str, int]],
+    earliest: int,
+) -> list[tuple[str, int]]:
+    """Deepen a shallow mirror until its history reaches back past ``earliest``."""
+    shallow = repo.shallow_commits()
+    if not shallow or not history:
+        return history
+    oldest_sha, oldest_ts = history[-1]
+    if oldest_sha in shallow and oldest_ts >= earliest - 86400:
+        git.deepen(repo, cfg.source, branch, since=earliest - 2 * 86400)
+        tip = repo.resolve_branch(branch)
+        return _walk(repo, tip)
+    return history
+
+
+def _analyse(
+    repo: git.GitRepo,
+    settings: Settings,
+    cfg: RepoConfig,
+    name: str,
+    store: Store,
+    order: list[str],
+    result: RepoResult,
+    progress: Progress | None,
+) -> dict[str, Entry]:
+    rules = RuleAnalyser(settings.lang)
+    extractor_id = f"facts/{FACTS_VERSION}/{_area_fingerprint(cfg, name)}"
+    cached = store.load(order, extractor_id, rules.name)
+    entries = {sha: Entry(*cached[sha]) for sha in order if sha in cached}
+    result.cached = len(entries)
+    missing = [sha for sha in order if sha not in cached]
+    if not missing:
+        return entries
+    _say(progress, f"{name}: analysing {len(missing)} commits ({len(entries)} cached)")
+    commits = repo.read_commits(missing)
+    diffs = repo.diff_first_parent(commits[s] for s in missing)
+    areas = AreaRules(globs=cfg.areas, package_names=package_names_for(name))
+    extractor = FactsExtractor(areas, lambda oid: repo.read_blob(oid, MAX_BLOB_BYTES))
+    binary_oids = [f.new_blob or f.old_blob for sha in missing for f in diffs[sha] if f.binary]
+    sizes = repo.blob_sizes(binary_oids)
+    to_save: list[tuple[Commit, Facts, Analysis]] = []
+    for sha in missing:
+        commit = commits[sha]
+        files = [_with_size(f, sizes) if f.binary else f for f in diffs[sha]]
+        try:
+            facts = extractor.extract(commit, files)
+            analysis = rules.analyse(commit, facts)
+        except RecursionError as exc:
+            entries[sha] = _failed_entry(commit, files, settings.lang, exc)
+            result.failures.append(f"{name} {sha[:7]}: analysis failed: {exc}")
+            continue
+        except (ValueError, KeyError, IndexError, TypeError, UnicodeError) as exc:
+            # A bug of ours on one strange commit must not cost the others:
+            # the commit stays in the report, marked, and the run fails.
+            entries[sha] = _failed_entry(commit, files, settings.lang, exc)
+            result.failures.append(f"{name} {sha[:7]}: analysis failed: {exc!r}")
+            continue
+        entries[sha] = Entry(commit, facts, analysis)
+        to_save.append((commit, facts, analysis))
+    store.save(name, to_save, extractor_id)
+    result.analysed = len(to_save)
+    return entries
+
+
+def _with_size(f: FileChange, sizes: dict[str, int]) -> FileChange:
+    return replace(f, size=sizes.get(f.new_blob or f.old_blob))
+
+
+def _failed_entry(commit: Commit, files: list[FileChange], lang: str, exc: BaseException) -> Entry:
+    facts = Facts(
+        files=tuple(files),
+        added=sum(f.added for f in files),
+        deleted=sum(f.deleted for f in files),
+        areas=(),
+        pr_number=None,
+        tags=(),
+        conventional_type=None,
+        conventional_scope=None,
+        breaking_marker=False,
+        is_revert=False,
+        reverted_sha=None,
+        co_authors=(),
+        kinds={},
+        api_changes=(),
+        dependency_changes=(),
+        is_merge=len(commit.parents) > 1,
+    )
+    msg = "分析失败" if lang == "zh" else "analysis failed"
+    analysis = Analysis(
+        analyser="none",
+        change_type=ChangeType.OTHER,
+        importance=Importance.MEDIUM,
+        reasons=(msg,),
+        summary=commit.title,
+        error=f"{msg}: {type(exc).__name__}: {exc}",
+    )
+    return Entry(commit, facts, analysis)
+
+
+def run(
+    settings: Settings, *, progress: Progress | None = None, command: str = "report"
+) -> RunResult:
+    """Produce (and write) the reports asked for by ``settings``."""
+    with Store.open(settings.db_path) as store:
+        run_id = store.start_run(command)
+        try:
+            result = _run(settings, store, progress)
+        except BaseException:
+            store.finish_run(run_id, "error", 0, 0, ["run aborted"])
+            raise
+        store.finish_run(
+            run_id,
+            "ok" if result.ok else "failed",
+            sum(len(r.entries) for r in result.reports),
+            result.analysed,
+            result.failures,
+        )
+        return result
+
+
+def _run(settings: Settings, store: Store, progress: Progress | None) -> RunResult:
+    days = list(settings.selection.days) if not settings.selection.latest else None
+    results: list[RepoResult] = []
+    failures: list[str] = []
+    for cfg in settings.repos:
+        try:
+            results.append(_collect(settings, cfg, store, days, progress))
+        except UsageError:
+            raise
+        except RepoheraldError as exc:
+            if len(settings.repos) == 1:
+                raise
+            failures.append(str(exc))
+            ident = git.identity_from_url(cfg.source) if git.is_remote(cfg.source) else None
+            results.append(
+                RepoResult(
+                    cfg,
+                    cfg.name or (ident.name if ident else Path(cfg.source).name),
+                    cfg.branch or "?",
+                    None,
+                    error=str(exc),
+                )
+            )
+    if all(r.error for r in results):
+        raise SourceError("; ".join(failures))
+    for r in results:
+        failures.extend(r.failures)
+    report_days = sorted({d for r in results for d in r.by_day}) if days is None else days
+    if days is None and len(report_days) > 1:
+        report_days = [max(report_days)]
+    reports: list[DayReport] = []
+    written: list[Path] = []
+    now = datetime.now(UTC)
+    analyser_names = (RuleAnalyser(settings.lang).name,)
+    name = settings.report_name or (
+        safe_component(results[0].name.rsplit("/", 1)[-1])
+        if len(results) == 1
+        else "-".join(safe_component(r.name.rsplit("/", 1)[-1]) for r in results)[:80]
+    )
+    for d in report_days:
+        window = Window.for_day(d, settings.tz)
+        sections = tuple(
+            RepoSection(
+                name=r.name,
+                branch=r.branch,
+                web_url=r.web_url,
+                entries=tuple(r.by_day.get(d, [])),
+                error=r.error,
+            )
+            for r in results
+        )
+        report = DayReport(
+            day=d,
+            tz_name=settings.tz_name,
+            start=window.start,
+            end=window.end,
+            lang=settings.lang,
+            sections=sections,
+            analysers=analyser_names,
+            generated_at=now,
+            version=__version__,
+        )
+        md_path = report_path(settings.out_dir, settings.path_template, name, d, "md")
+        json_path = report_path(settings.out_dir, settings.path_template, name, d, "json")
+        write_atomic(md_path, render_markdown(report))
+        write_atomic(json_path, render_json(report))
+        written.extend([md_path, json_path])
+        reports.append(report)
+    return RunResult(
+        written=written,
+        reports=reports,
+        failures=failures,
+        analysed=sum(r.analysed for r in results),
+        cached=sum(r.cached for r in results),
+    )
+
+
+def iter_days(first: date, last: date) -> Iterable[date]:
+    d = first
+    while d <= last:
+        yield d
+        d += timedelta(days=1)

@@ -1,0 +1,1 @@
+"""Writing reports where readers find them."""

@@ -1,0 +1,1 @@
+"""Rendering of reports (Markdown and friends)."""

@@ -1,0 +1,138 @@
+"""Make text written by strangers inert in GitHub-flavoured Markdown.
+
+Commit titles, paths and descriptions are data. Whatever they contain
+(``|``, backticks, ``<script>``, ``[x](javascript:…)``, a leading ``#``,
+``@mentions``, bidi overrides) must render as the same visible text and never
+change the structure of the report. The functions here are the only way
+untrusted text reaches a template.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Characters removed outright: C0/C1 controls (tab and newline become spaces
+# first), and bidi overrides that can make text display differently from how
+# it reads ("Trojan Source").
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_WS = re.compile(r"[\t\n\r\u2028\u2029]+")
+
+# Always escaped: characters that open inline markup anywhere in a line.
+_ALWAYS = set("\\`*[]<>|~&$#")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_LINE_START = re.compile(r"^(\s*)([-+=>]|\d{1,9}[.)])")
+_ZWSP = "\u200b"
+
+
+def clean(text: str) -> str:
+    """One line of visible text: controls removed, line breaks turned into spaces."""
+    return _CONTROL.sub("", _WS.sub(" ", text)).strip()
+
+
+def _escape_plain(text: str) -> str:
+    out: list[str] = []
+    n = len(text)
+    for i, ch in enumerate(text):
+        if ch in _ALWAYS:
+            out.append("\\" + ch)
+        elif ch == "_":
+            before = text[i - 1] if i > 0 else " "
+            after = text[i + 1] if i + 1 < n else " "
+            out.append("_" if before.isalnum() and after.isalnum() else "\\_")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _defuse(text: str) -> str:
+    """Stop ``@name`` from notifying people when the report is posted on GitHub."""
+    return _MENTION.sub("@" + _ZWSP, text)
+
+
+def inline(text: str) -> str:
+    """Escape untrusted text for a paragraph, list item or heading: no markup survives."""
+    text = _defuse(clean(text))
+    escaped = _escape_plain(text)
+    m = _LINE_START.match(escaped)
+    if m:
+        lead, mark = m.group(1), m.group(2)
+        escaped = lead + mark[:-1] + "\\" + mark[-1] + escaped[m.end() :]
+    return escaped
+
+
+def cell(text: str) -> str:
+    """Escape untrusted text for a table cell (``inline`` already escapes ``|``)."""
+    return inline(text) or " "
+
+
+def code(text: str) -> str:
+    """A code span that shows ``text`` literally, whatever backticks it holds."""
+    text = clean(text)
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}" if text else "` `"
+
+
+def rich(text: str) -> str:
+    """Escape text that may mark code with paired backticks (our own rule texts, titles).
+
+    Paired backticks become code spans, as a reader of the title expects;
+    everything outside them is escaped. An odd number of backticks cannot be
+    paired reliably, so then every backtick is shown literally.
+    """
+    text = _defuse(clean(text))
+    if text.count("`") % 2:
+        return inline(text)
+    parts = text.split("`")
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out.append(_escape_plain(part))
+        elif part.strip():
+            out.append(code(part))
+        else:
+            out.append("\\`" + _escape_plain(part) + "\\`")
+    joined = "".join(out)
+    m = _LINE_START.match(joined)
+    if m:
+        lead, mark = m.group(1), m.group(2)
+        joined = lead + mark[:-1] + "\\" + mark[-1] + joined[m.end() :]
+    return joined
+
+
+def rich_cell(text: str) -> str:
+    """:func:`rich` for a table cell: pipes inside code spans need escaping too."""
+    out = rich(text)
+    # Pipes outside code are already escaped; GFM splits cells on unescaped
+    # pipes even inside code spans, so escape those as well.
+    return re.sub(r"(?<!\\)\|", r"\\|", out) or " "
+
+
+def plain_heading_text(text: str) -> str:
+    """The visible text that :func:`rich` renders to (what GitHub slugs a heading from)."""
+    text = _defuse(clean(text))
+    if text.count("`") % 2:
+        return text
+    out: list[str] = []
+    for i, part in enumerate(text.split("`")):
+        if i % 2 == 0:
+            out.append(part)
+        elif part.strip():
+            # CommonMark strips one space from both ends of a code span.
+            if len(part) >= 2 and part[0] == " " and part[-1] == " ":
+                part = part[1:-1]
+            out.append(part)
+        else:
+            out.append("`" + part + "`")
+    return "".join(out)
+
+
+_URL_SAFE = re.compile(r"^https?://[^\s<>()\[\]`\"']+$")
+
+
+def url(value: str) -> str:
+    """A link target we built ourselves; refuse anything that is not plain http(s)."""
+    if not _URL_SAFE.match(value):
+        raise ValueError(f"refusing to render unsafe URL {value!r}")
+    return value

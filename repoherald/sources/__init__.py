@@ -1,0 +1,1 @@
+"""Where commits come from."""
