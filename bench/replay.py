@@ -53,7 +53,9 @@ __all__ = [
     "verify_repo",
 ]
 
-DEFAULT_SHAPES = Path("/work/shared/data/vllm-ascend-main-shapes.jsonl")
+DEFAULT_SHAPES = (
+    Path(__file__).resolve().parents[2] / "shared" / "data" / "vllm-ascend-main-shapes.jsonl"
+)
 BASELINE_TITLE = "Replay baseline: files that existed before the first replayed commit"
 BASELINE_NAME = "repoherald replay"
 

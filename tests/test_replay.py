@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 from datetime import date, datetime
 from itertools import pairwise
@@ -13,9 +12,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bench.replay import BASELINE_TITLE, DEFAULT_SHAPES, build_repo, load_shapes
+from bench.replay import BASELINE_TITLE, build_repo, load_shapes
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+SAMPLE_SHAPES = Path(__file__).parent / "data" / "shapes-2026-08-17_22.jsonl"
+
 
 SEP = "\x1e"
 FIELD = "\x1f"
@@ -79,9 +79,7 @@ def read_log(repo: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def slice_shapes() -> list[dict[str, Any]]:
-    if not DEFAULT_SHAPES.exists():
-        pytest.skip(f"shapes data not available: {DEFAULT_SHAPES}")
-    return load_shapes(DEFAULT_SHAPES, date(2026, 8, 20), date(2026, 8, 22))
+    return load_shapes(SAMPLE_SHAPES, date(2026, 8, 20), date(2026, 8, 22))
 
 
 def test_load_shapes_window_and_order(slice_shapes: list[dict[str, Any]]) -> None:
