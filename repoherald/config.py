@@ -18,7 +18,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from repoherald.errors import ConfigError, UsageError
 
@@ -39,6 +39,13 @@ class _RepoFile(BaseModel):
     name: str | None = None
     web_url: str | None = None
     areas: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("web_url")
+    @classmethod
+    def _http_only(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"https?://[^\s<>()\[\]`\"']+", value):
+            raise ValueError("must be a plain http(s) URL such as https://github.com/owner/name")
+        return value
 
 
 class _ReportFile(BaseModel):

@@ -24,7 +24,7 @@ RULES_VERSION = "1"
 # Tag (lower-case, spaces and dashes removed) -> change type.
 _TAG_TYPES: dict[str, ChangeType] = {}
 for _type, _tags in {
-    ChangeType.BUGFIX: "bugfix bug fix fixes hotfix bugfixes fixbug",
+    ChangeType.BUGFIX: "bugfix bug fix fixes hotfix bugfixes fixbug security",
     ChangeType.FEATURE: "feat feature features enhancement newfeature newmodel",
     ChangeType.PERFORMANCE: "perf performance optim optimization optimize speedup",
     ChangeType.REFACTOR: "refactor refactoring cleanup clean chore style deprecation lint",
@@ -67,7 +67,9 @@ _KEYWORD_TYPES: list[tuple[re.Pattern[str], ChangeType]] = [
     (re.compile(r"^revert\b", re.I), ChangeType.REVERT),
     (
         re.compile(
-            r"\b(fix(e[sd])?|bug|crash|segfault|hang|deadlock|leak|broken|workaround)\b", re.I
+            r"\b(fix(e[sd])?|bug|crash|segfault|hang|deadlock|leak|broken|workaround|"
+            r"prevent|avoid|guard against|reject|correct(ly)?)\b",
+            re.I,
         ),
         ChangeType.BUGFIX,
     ),
@@ -226,9 +228,19 @@ class RuleAnalyser:
             runtime = [
                 d for d in facts.dependency_changes if not _TEST_DEP_MANIFEST.search(d.manifest)
             ]
+            runtime_manifests = [
+                f.path
+                for f in facts.files
+                if file_kind(f.path) == "deps" and not _TEST_DEP_MANIFEST.search(f.path)
+            ]
             if runtime:
                 imp = Importance.MEDIUM
                 reasons.append(m["r_runtime_deps"].format(names=_names(d.name for d in runtime)))
+            elif runtime_manifests and not facts.dependency_changes:
+                # Versions could not be itemised (unknown format, lock file):
+                # judge by which manifest changed.
+                imp = Importance.MEDIUM
+                reasons.append(m["r_runtime_manifest"].format(names=_names(runtime_manifests)))
             else:
                 imp = Importance.LOW
                 reasons.append(m["r_dev_deps"])
@@ -272,11 +284,11 @@ class RuleAnalyser:
         if removal:
             raises.append(m["r_removal"])
         removed_api = [a for a in facts.api_changes if a.change in ("removed", "signature")]
-        if len(removed_api) >= 3 or (removed_api and ctype is not ChangeType.REFACTOR):
+        if len(removed_api) >= 3:
             raises.append(
                 m["r_api"].format(n=len(removed_api), names=_names(a.name for a in removed_api))
             )
-        elif removed_api and imp is Importance.LOW:
+        elif removed_api and imp is Importance.LOW and not low_only:
             imp = Importance.MEDIUM
             reasons.append(m["r_api_medium"].format(names=_names(a.name for a in removed_api)))
         if _DEFAULT.search(title) and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
@@ -642,6 +654,7 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "r_build": "改动构建文件，影响从源码构建的用户",
         "r_runtime_deps": "运行时依赖版本变化：{names}",
         "r_dev_deps": "只涉及测试/开发依赖",
+        "r_runtime_manifest": "改动了运行时依赖清单 {names}",
         "r_revert": "回退会撤销此前已合入的行为",
         "r_revert_feature": "被回退的是功能或严重问题修复",
         "r_large_refactor": "较大的代码改动（源代码 {lines} 行）",
@@ -744,6 +757,7 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "r_build": "build files changed: affects users building from source",
         "r_runtime_deps": "runtime dependency versions changed: {names}",
         "r_dev_deps": "only test/dev dependencies changed",
+        "r_runtime_manifest": "runtime dependency manifest changed: {names}",
         "r_revert": "a revert undoes behaviour that had landed",
         "r_revert_feature": "the reverted change is a feature or a severe fix",
         "r_large_refactor": "a sizeable code change ({lines} source lines)",

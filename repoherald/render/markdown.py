@@ -122,9 +122,9 @@ def _entry_view(e: Entry, section: RepoSection, lang: str, tz: ZoneInfo) -> _Ent
         a=a,
         title=scrub(display_title(e, lang)),
         short=c.sha[:7],
-        url=f"{web}/commit/{c.sha}" if web else None,
+        url=escape.url(f"{web}/commit/{c.sha}") if web else None,
         pr=f.pr_number,
-        pr_url=f"{web}/pull/{f.pr_number}" if web and f.pr_number is not None else None,
+        pr_url=escape.url(f"{web}/pull/{f.pr_number}") if web and f.pr_number is not None else None,
         author=scrub(c.author.name),
         co_authors=scrub(", ".join(f.co_authors)),
         time=local_time(c.author_time, tz).strftime("%Y-%m-%d %H:%M:%S"),
@@ -238,9 +238,8 @@ def _offset(dt: datetime) -> str:
 def generated_line(report: DayReport) -> str:
     """The one line that differs between two runs of the same day."""
     tz = ZoneInfo(report.tz_name)
-    return (
-        f"{GENERATED_PREFIX[report.lang]}{report.generated_at.astimezone(tz):%Y-%m-%d %H:%M:%S %Z}"
-    )
+    local = report.generated_at.astimezone(tz)
+    return f"{GENERATED_PREFIX[report.lang]}{local:%Y-%m-%d %H:%M:%S} (UTC{_offset(local)})"
 
 
 def render_markdown(report: DayReport) -> str:
