@@ -114,11 +114,9 @@ def _kind(path: str) -> str | None:
     if name in _LOCKFILES:
         return "lock"
     lower = name.lower()
-    if lower.endswith(".txt") and (
+    if lower.endswith((".txt", ".in")) and (  # .in: pip-tools input (vLLM uses both)
         lower.startswith(("requirements", "constraints")) or pure.parent.name == "requirements"
     ):
-        return "requirements"
-    if lower.startswith("requirements") and lower.endswith(".in"):  # pip-tools input
         return "requirements"
     return _BY_NAME.get(name)
 

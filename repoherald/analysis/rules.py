@@ -92,7 +92,7 @@ _KEYWORD_TYPES: list[tuple[re.Pattern[str], ChangeType]] = [
     ),
     (re.compile(r"\b(docs?|documentation|readme|typo)\b", re.I), ChangeType.DOCS),
     (re.compile(r"\b(tests?|testcases?|unit ?tests?|ut)\b", re.I), ChangeType.TESTS),
-    (re.compile(r"\b(ci|workflow|pipeline|dockerfile|build)\b", re.I), ChangeType.CI_BUILD),
+    (re.compile(r"\b(ci|workflows?|dockerfile|build)\b", re.I), ChangeType.CI_BUILD),
     (
         re.compile(
             r"\b(add(s|ed)?|support(s|ed)?|introduce[sd]?|implement(s|ed)?|enable[sd]?|"
@@ -102,6 +102,13 @@ _KEYWORD_TYPES: list[tuple[re.Pattern[str], ChangeType]] = [
         ChangeType.FEATURE,
     ),
 ]
+
+_KEYWORD_NEEDS: dict[ChangeType, tuple[str, ...]] = {
+    ChangeType.DOCS: ("docs",),
+    ChangeType.TESTS: ("tests", "bench"),
+    ChangeType.CI_BUILD: ("ci", "build"),
+    ChangeType.DEPENDENCIES: ("deps",),
+}
 
 _SEVERITY = re.compile(
     r"\b(crash(es|ed|ing)?|segfaults?|segmentation fault|core dump(ed)?|hangs?|hanging|deadlocks?|"
@@ -190,8 +197,14 @@ class RuleAnalyser:
             return ChangeType.DEPENDENCIES, m["t_deps"]
         for pattern, ctype in _KEYWORD_TYPES:
             hit = pattern.search(text)
-            if hit:
-                return ctype, m["t_keyword"].format(word=hit.group(0).lower())
+            if not hit:
+                continue
+            # A word like "test" or "build" in the title only counts when the
+            # commit touches files of that kind; otherwise it is just a word.
+            needs = _KEYWORD_NEEDS.get(ctype)
+            if needs and not any(facts.kinds.get(k) for k in needs):
+                continue
+            return ctype, m["t_keyword"].format(word=hit.group(0).lower())
         if facts.only("docs", "tests", "ci", "bench"):
             return ChangeType.TESTS if facts.kinds.get("tests") else ChangeType.CI_BUILD, m[
                 "t_only"

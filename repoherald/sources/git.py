@@ -157,11 +157,17 @@ class GitRepo:
     def default_branch(self) -> str:
         """The branch HEAD points at (the clone's default branch for mirrors)."""
         out = self.run("symbolic-ref", "--quiet", "HEAD", check=False).decode().strip()
-        if out.startswith("refs/heads/"):
-            return out[len("refs/heads/") :]
+        head = out[len("refs/heads/") :] if out.startswith("refs/heads/") else None
+        if head is not None and self.ref_exists(head):
+            return head
+        # HEAD is detached, or names an unborn branch (a bare repository made
+        # with ``git init --bare`` whose HEAD says master while only main was
+        # pushed): fall back to the usual names before giving up.
         for candidate in ("main", "master"):
             if self.ref_exists(candidate):
                 return candidate
+        if head is not None:
+            return head  # an empty repository: resolve_branch reports "no commits"
         raise SourceError(
             f"cannot tell the default branch of {self.git_dir}: pass --branch explicitly"
         )
