@@ -17,7 +17,7 @@ import click
 
 from repoherald import __version__
 from repoherald.config import build_settings
-from repoherald.errors import RepoheraldError, UsageError
+from repoherald.errors import RepoheraldError
 
 
 def _fail(message: str, code: int, debug: bool) -> NoReturn:
@@ -119,12 +119,24 @@ def report(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    Click's own usage errors (unknown option, bad choice, missing value) are
+    reported in the same one-line format as ours, with exit status 2.
+    """
     try:
         cli.main(
             args=list(argv) if argv is not None else None,
             prog_name="repoherald",
-            standalone_mode=True,
+            standalone_mode=False,
         )
-    except UsageError as exc:  # pragma: no cover - raised inside commands only
-        _fail(str(exc), 2, False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        sys.exit(2)
+    except click.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+        _fail(f"{exc.format_message()}{hint}", 2, False)
+    except click.ClickException as exc:
+        _fail(exc.format_message(), exc.exit_code, False)
+    except click.exceptions.Abort:
+        _fail("aborted", 130, False)

@@ -253,7 +253,11 @@ def build_settings(
     elif (cwd / CONFIG_FILE_NAME).is_file():
         file_cfg = load_config_file(cwd / CONFIG_FILE_NAME)
 
-    tz_name = check_tz(tz or os.environ.get("REPOHERALD_TZ") or file_cfg.report.tz or DEFAULT_TZ)
+    tz_name = check_tz(
+        tz
+        if tz is not None
+        else os.environ.get("REPOHERALD_TZ") or file_cfg.report.tz or DEFAULT_TZ
+    )
     lang_value = lang or os.environ.get("REPOHERALD_LANG") or file_cfg.report.lang or DEFAULT_LANG
     if lang_value not in ("zh", "en"):
         raise UsageError(f"unknown language {lang_value!r}: use zh or en")
@@ -276,6 +280,14 @@ def build_settings(
         raise UsageError(
             "no repository given: pass --repo PATH_OR_URL or list [[repos]] in repoherald.toml"
         )
+
+    seen: set[str] = set()
+    unique = []
+    for r in repo_cfgs:
+        if r.source not in seen:
+            seen.add(r.source)
+            unique.append(r)
+    repo_cfgs = tuple(unique)
 
     if home:
         home_path = Path(home).expanduser()

@@ -233,6 +233,16 @@ def _analyse(
         return entries
     _say(progress, f"{name}: analysing {len(missing)} commits ({len(entries)} cached)")
     commits = repo.read_commits(missing)
+    # In a shallow local clone the oldest commit's parent is absent: its diff
+    # cannot be known, so it is shown, marked, rather than guessed at.
+    shallow = repo.shallow_commits()
+    cut_off = [sha for sha in missing if sha in shallow and commits[sha].parents]
+    for sha in cut_off:
+        entries[sha] = _failed_entry(commits[sha], [], settings.lang, ShallowCloneError())
+        result.failures.append(
+            f"{name} {sha[:7]}: parent not in this shallow clone (run: git fetch --deepen=1)"
+        )
+    missing = [sha for sha in missing if sha not in cut_off]
     diffs = repo.diff_first_parent(commits[s] for s in missing)
     areas = AreaRules(globs=cfg.areas, package_names=package_names_for(name))
     extractor = FactsExtractor(areas, lambda oid: repo.read_blob(oid, MAX_BLOB_BYTES))
@@ -260,6 +270,13 @@ def _analyse(
     store.save(name, to_save, extractor_id)
     result.analysed = len(to_save)
     return entries
+
+
+class ShallowCloneError(Exception):
+    """The commit's parent was not fetched, so its changes are unknown."""
+
+    def __str__(self) -> str:
+        return "parent commit is not in this shallow clone; run `git fetch --deepen=1` and retry"
 
 
 def _with_size(f: FileChange, sizes: dict[str, int]) -> FileChange:
@@ -292,7 +309,9 @@ def _failed_entry(commit: Commit, files: list[FileChange], lang: str, exc: BaseE
         importance=Importance.MEDIUM,
         reasons=(msg,),
         summary=commit.title,
-        error=f"{msg}: {type(exc).__name__}: {exc}",
+        error=f"{msg}: {exc}"
+        if isinstance(exc, ShallowCloneError)
+        else f"{msg}: {type(exc).__name__}: {exc}",
     )
     return Entry(commit, facts, analysis)
 

@@ -41,6 +41,14 @@ _SAFE_CONFIG = (
     "core.quotePath=false",
 )
 
+# Give up on a remote that stalls instead of hanging a scheduled run; the
+# user's own settings win when present.
+_ENV_DEFAULTS = {
+    "GIT_HTTP_LOW_SPEED_LIMIT": "1000",
+    "GIT_HTTP_LOW_SPEED_TIME": "60",
+    "GIT_SSH_COMMAND": "ssh -o BatchMode=yes -o ConnectTimeout=30",
+}
+
 _ENV_OVERRIDES = {
     "GIT_TERMINAL_PROMPT": "0",
     "GIT_ASKPASS": "",
@@ -62,7 +70,7 @@ _ZERO = re.compile(r"^0+$")
 
 
 def _git_env() -> dict[str, str]:
-    env = dict(os.environ)
+    env = {**_ENV_DEFAULTS, **os.environ}
     env.update(_ENV_OVERRIDES)
     return env
 
@@ -72,9 +80,18 @@ def is_remote(source: str) -> bool:
     return "://" in source or bool(re.match(r"^[\w.-]+@[\w.-]+:", source))
 
 
+# What git appends to every failed remote operation; the cause is the line before.
+_BOILERPLATE = (
+    "fatal: Could not read from remote repository.",
+    "Please make sure you have the correct access rights",
+    "and the repository exists.",
+)
+
+
 def _last_line(stderr: bytes) -> str:
     lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-    return lines[-1] if lines else "no message from git"
+    useful = [ln for ln in lines if ln not in _BOILERPLATE]
+    return (useful or lines or ["no message from git"])[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,7 +423,9 @@ def _decode(data: bytes, encoding: str | None) -> tuple[str, bool]:
         try:
             codecs.lookup(encoding)
             return data.decode(encoding), False
-        except (LookupError, UnicodeDecodeError):
+        except (LookupError, ValueError):
+            # Unknown names, undecodable bytes, and Python-only codecs that
+            # fail with a bare UnicodeError ("undefined", "punycode", ...).
             pass
     try:
         return data.decode("utf-8"), False
