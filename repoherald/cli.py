@@ -109,8 +109,7 @@ def report(
     for failure in result.failures:
         click.echo(f"repoherald: failed: {failure}", err=True)
     summary = (
-        f"{len(result.reports)} report(s), "
-        f"{sum(len(r.entries) for r in result.reports)} commits "
+        f"{len(result.days)} report(s), {result.commits} commits "
         f"({result.analysed} analysed, {result.cached} from cache)"
     )
     click.echo(summary, err=True)

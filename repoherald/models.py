@@ -8,7 +8,7 @@ to nothing. Everything here round-trips through JSON (``to_dict`` /
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
@@ -251,9 +251,16 @@ class DayReport:
 
 
 def to_jsonable(obj: Any) -> Any:
-    """Turn a dataclass tree into JSON-compatible builtins."""
-    if hasattr(obj, "__dataclass_fields__"):
-        return {k: to_jsonable(v) for k, v in asdict(obj).items()}
+    """Turn a dataclass tree into JSON-compatible builtins, in one pass.
+
+    (``dataclasses.asdict`` deep-copies first and was the main cost of
+    writing a report from the cache.)
+    """
+    fields = getattr(obj, "__dataclass_fields__", None)
+    if fields is not None:
+        return {name: to_jsonable(getattr(obj, name)) for name in fields}
+    if isinstance(obj, str | int | float | bool) or obj is None:
+        return obj
     if isinstance(obj, dict):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -37,7 +37,7 @@ from repoherald.models import (
 )
 from repoherald.publish.file import report_path, safe_component, write_atomic
 from repoherald.render.json_twin import render_json
-from repoherald.render.markdown import render_markdown
+from repoherald.render.markdown import build_view, render_markdown
 from repoherald.sources import git
 from repoherald.store.db import Store
 
@@ -71,18 +71,30 @@ class Window:
 
 
 @dataclass
-class RepoResult:
-    """What one repository contributed to a run."""
+class _RepoState:
+    """One repository, open for the whole run, with its commits bucketed by day."""
 
     config: RepoConfig
     name: str
     branch: str
     web_url: str | None
-    by_day: dict[date, list[Entry]] = field(default_factory=dict)
+    repo: git.GitRepo | None = None
+    by_day: dict[date, list[str]] = field(default_factory=dict)
     error: str | None = None
+    extractor: FactsExtractor | None = None
+    extractor_id: str = ""
     analysed: int = 0
     cached: int = 0
     failures: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DaySummary:
+    """What was written for one day (the report itself is not kept: memory stays flat)."""
+
+    day: date
+    commits: int
+    paths: tuple[Path, ...]
 
 
 @dataclass
@@ -90,7 +102,7 @@ class RunResult:
     """The outcome of :func:`run`: files written and anything that failed."""
 
     written: list[Path]
-    reports: list[DayReport]
+    days: list[DaySummary]
     failures: list[str]
     analysed: int
     cached: int
@@ -98,6 +110,10 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    @property
+    def commits(self) -> int:
+        return sum(d.commits for d in self.days)
 
 
 Progress = Callable[[str], None]
@@ -145,14 +161,8 @@ def _walk(repo: git.GitRepo, tip: str | None) -> list[tuple[str, int]]:
     return list(repo.first_parent(tip)) if tip else []
 
 
-def _collect(
-    settings: Settings,
-    cfg: RepoConfig,
-    store: Store,
-    days: list[date] | None,
-    progress: Progress | None,
-) -> RepoResult:
-    """Read, analyse and cache one repository's commits for the requested days."""
+def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> _RepoState:
+    """Open one repository and bucket its first-parent commits into the days."""
     tz = settings.tz
     earliest = (
         Window.for_day(min(days), tz).start_ts
@@ -160,38 +170,36 @@ def _collect(
         else int((datetime.now(UTC) - timedelta(days=7)).timestamp())
     )
     repo, name, web_url = _open_repo(cfg, settings, earliest)
-    with repo:
+    try:
         branch = cfg.branch or repo.default_branch()
         tip = repo.resolve_branch(branch)
         history = _walk(repo, tip)
         if git.is_remote(cfg.source) and tip:
             history = _ensure_depth(repo, cfg, branch, history, earliest)
+        state = _RepoState(cfg, name, branch, web_url, repo=repo)
         if days is None:
-            days = (
-                [day_of(max(ts for _, ts in history), tz)]
-                if history
-                else [datetime.now(tz).date() - timedelta(days=1)]
-            )
-        windows = {d: Window.for_day(d, tz) for d in days}
-        lo = min(w.start_ts for w in windows.values())
-        hi = max(w.end_ts for w in windows.values())
-        wanted: dict[str, date] = {}
-        order: list[str] = []
+            # "latest": the newest day with commits here; the run takes the
+            # newest across repositories.
+            wanted = {day_of(max(ts for _, ts in history), tz)} if history else set()
+        else:
+            wanted = set(days)
         for sha, ts in history:
-            if lo <= ts < hi:
-                d = day_of(ts, tz)
-                if d in windows:
-                    wanted[sha] = d
-                    order.append(sha)
-        if git.is_remote(cfg.source) and order:
-            shallow = repo.shallow_commits()
-            if shallow & set(order):
+            d = day_of(ts, tz)
+            if d in wanted:
+                state.by_day.setdefault(d, []).append(sha)
+        if git.is_remote(cfg.source):
+            in_window = {sha for shas in state.by_day.values() for sha in shas}
+            if repo.shallow_commits() & in_window:
                 git.deepen(repo, cfg.source, branch, by=1)
-        result = RepoResult(cfg, name, branch, web_url, by_day={d: [] for d in days})
-        entries = _analyse(repo, settings, cfg, name, store, order, result, progress)
-        for sha in order:
-            result.by_day[wanted[sha]].append(entries[sha])
-        return result
+        state.extractor = FactsExtractor(
+            AreaRules(globs=cfg.areas, package_names=package_names_for(name)),
+            lambda oid: repo.read_blob(oid, MAX_BLOB_BYTES),
+        )
+        state.extractor_id = f"facts/{FACTS_VERSION}/{_area_fingerprint(cfg, name)}"
+        return state
+    except BaseException:
+        repo.close()
+        raise
 
 
 def _ensure_depth(
@@ -214,23 +222,22 @@ def _ensure_depth(
 
 
 def _analyse(
-    repo: git.GitRepo,
+    state: _RepoState,
     settings: Settings,
-    cfg: RepoConfig,
-    name: str,
+    rules: RuleAnalyser,
     store: Store,
     order: list[str],
-    result: RepoResult,
     progress: Progress | None,
-) -> dict[str, Entry]:
-    rules = RuleAnalyser(settings.lang)
-    extractor_id = f"facts/{FACTS_VERSION}/{_area_fingerprint(cfg, name)}"
-    cached = store.load(order, extractor_id, rules.name)
+) -> list[Entry]:
+    """Entries for ``order`` (first-parent order): from the cache, or analysed and cached."""
+    repo, name, extractor = state.repo, state.name, state.extractor
+    assert repo is not None and extractor is not None
+    cached = store.load(order, state.extractor_id, rules.name)
     entries = {sha: Entry(*cached[sha]) for sha in order if sha in cached}
-    result.cached = len(entries)
+    state.cached += len(entries)
     missing = [sha for sha in order if sha not in cached]
     if not missing:
-        return entries
+        return [entries[sha] for sha in order]
     _say(progress, f"{name}: analysing {len(missing)} commits ({len(entries)} cached)")
     commits = repo.read_commits(missing)
     # In a shallow local clone the oldest commit's parent is absent: its diff
@@ -239,13 +246,11 @@ def _analyse(
     cut_off = [sha for sha in missing if sha in shallow and commits[sha].parents]
     for sha in cut_off:
         entries[sha] = _failed_entry(commits[sha], [], settings.lang, ShallowCloneError())
-        result.failures.append(
+        state.failures.append(
             f"{name} {sha[:7]}: parent not in this shallow clone (run: git fetch --deepen=1)"
         )
     missing = [sha for sha in missing if sha not in cut_off]
     diffs = repo.diff_first_parent(commits[s] for s in missing)
-    areas = AreaRules(globs=cfg.areas, package_names=package_names_for(name))
-    extractor = FactsExtractor(areas, lambda oid: repo.read_blob(oid, MAX_BLOB_BYTES))
     binary_oids = [f.new_blob or f.old_blob for sha in missing for f in diffs[sha] if f.binary]
     sizes = repo.blob_sizes(binary_oids)
     to_save: list[tuple[Commit, Facts, Analysis]] = []
@@ -255,21 +260,17 @@ def _analyse(
         try:
             facts = extractor.extract(commit, files)
             analysis = rules.analyse(commit, facts)
-        except RecursionError as exc:
-            entries[sha] = _failed_entry(commit, files, settings.lang, exc)
-            result.failures.append(f"{name} {sha[:7]}: analysis failed: {exc}")
-            continue
-        except (ValueError, KeyError, IndexError, TypeError, UnicodeError) as exc:
+        except (RecursionError, ValueError, KeyError, IndexError, TypeError, UnicodeError) as exc:
             # A bug of ours on one strange commit must not cost the others:
             # the commit stays in the report, marked, and the run fails.
             entries[sha] = _failed_entry(commit, files, settings.lang, exc)
-            result.failures.append(f"{name} {sha[:7]}: analysis failed: {exc!r}")
+            state.failures.append(f"{name} {sha[:7]}: analysis failed: {exc!r}")
             continue
         entries[sha] = Entry(commit, facts, analysis)
         to_save.append((commit, facts, analysis))
-    store.save(name, to_save, extractor_id)
-    result.analysed = len(to_save)
-    return entries
+    store.save(name, to_save, state.extractor_id)
+    state.analysed += len(to_save)
+    return [entries[sha] for sha in order]
 
 
 class ShallowCloneError(Exception):
@@ -327,95 +328,99 @@ def run(
         except BaseException:
             store.finish_run(run_id, "error", 0, 0, ["run aborted"])
             raise
-        store.finish_run(
-            run_id,
-            "ok" if result.ok else "failed",
-            sum(len(r.entries) for r in result.reports),
-            result.analysed,
-            result.failures,
-        )
+        status = "ok" if result.ok else "failed"
+        store.finish_run(run_id, status, result.commits, result.analysed, result.failures)
         return result
 
 
 def _run(settings: Settings, store: Store, progress: Progress | None) -> RunResult:
     days = list(settings.selection.days) if not settings.selection.latest else None
-    results: list[RepoResult] = []
+    states: list[_RepoState] = []
     failures: list[str] = []
-    for cfg in settings.repos:
-        try:
-            results.append(_collect(settings, cfg, store, days, progress))
-        except UsageError:
-            raise
-        except RepoheraldError as exc:
-            if len(settings.repos) == 1:
+    try:
+        for cfg in settings.repos:
+            try:
+                states.append(_prepare(settings, cfg, days))
+            except UsageError:
                 raise
-            failures.append(str(exc))
-            ident = git.identity_from_url(cfg.source) if git.is_remote(cfg.source) else None
-            results.append(
-                RepoResult(
-                    cfg,
-                    cfg.name or (ident.name if ident else Path(cfg.source).name),
-                    cfg.branch or "?",
-                    None,
-                    error=str(exc),
-                )
-            )
-    if all(r.error for r in results):
-        raise SourceError("; ".join(failures))
-    for r in results:
-        failures.extend(r.failures)
-    report_days = sorted({d for r in results for d in r.by_day}) if days is None else days
-    if days is None and len(report_days) > 1:
-        report_days = [max(report_days)]
-    reports: list[DayReport] = []
-    written: list[Path] = []
+            except RepoheraldError as exc:
+                if len(settings.repos) == 1:
+                    raise
+                failures.append(str(exc))
+                states.append(_broken_state(cfg, str(exc)))
+        if all(st.error for st in states):
+            raise SourceError("; ".join(failures))
+        if days is None:
+            active = [d for st in states for d in st.by_day]
+            days = [max(active)] if active else [datetime.now(settings.tz).date() - timedelta(1)]
+        return _report_days(settings, store, states, days, failures, progress)
+    finally:
+        for st in states:
+            if st.repo is not None:
+                st.repo.close()
+
+
+def _broken_state(cfg: RepoConfig, error: str) -> _RepoState:
+    ident = git.identity_from_url(cfg.source) if git.is_remote(cfg.source) else None
+    name = cfg.name or (ident.name if ident else Path(cfg.source).name)
+    return _RepoState(cfg, name, cfg.branch or "?", None, error=error)
+
+
+def _report_name(settings: Settings, states: list[_RepoState]) -> str:
+    if settings.report_name:
+        return settings.report_name
+    shorts = [safe_component(st.name.rsplit("/", 1)[-1]) for st in states]
+    return shorts[0] if len(shorts) == 1 else "-".join(shorts)[:80]
+
+
+def _report_days(
+    settings: Settings,
+    store: Store,
+    states: list[_RepoState],
+    report_days: list[date],
+    failures: list[str],
+    progress: Progress | None,
+) -> RunResult:
+    """Analyse, render and write one day at a time, so memory does not grow with days."""
+    rules = RuleAnalyser(settings.lang)
     now = datetime.now(UTC)
-    analyser_names = (RuleAnalyser(settings.lang).name,)
-    name = settings.report_name or (
-        safe_component(results[0].name.rsplit("/", 1)[-1])
-        if len(results) == 1
-        else "-".join(safe_component(r.name.rsplit("/", 1)[-1]) for r in results)[:80]
-    )
+    name = _report_name(settings, states)
+    written: list[Path] = []
+    summaries: list[DaySummary] = []
     for d in report_days:
         window = Window.for_day(d, settings.tz)
-        sections = tuple(
-            RepoSection(
-                name=r.name,
-                branch=r.branch,
-                web_url=r.web_url,
-                entries=tuple(r.by_day.get(d, [])),
-                error=r.error,
+        sections = []
+        for st in states:
+            entries: list[Entry] = []
+            if st.error is None:
+                entries = _analyse(st, settings, rules, store, st.by_day.get(d, []), progress)
+            sections.append(
+                RepoSection(st.name, st.branch, st.web_url, tuple(entries), error=st.error)
             )
-            for r in results
-        )
         report = DayReport(
             day=d,
             tz_name=settings.tz_name,
             start=window.start,
             end=window.end,
             lang=settings.lang,
-            sections=sections,
-            analysers=analyser_names,
+            sections=tuple(sections),
+            analysers=(rules.name,),
             generated_at=now,
             version=__version__,
         )
         md_path = report_path(settings.out_dir, settings.path_template, name, d, "md")
         json_path = report_path(settings.out_dir, settings.path_template, name, d, "json")
-        write_atomic(md_path, render_markdown(report))
-        write_atomic(json_path, render_json(report))
+        view = build_view(report)
+        write_atomic(md_path, render_markdown(report, view))
+        write_atomic(json_path, render_json(report, view))
         written.extend([md_path, json_path])
-        reports.append(report)
+        summaries.append(DaySummary(d, len(report.entries), (md_path, json_path)))
+    for st in states:
+        failures.extend(st.failures)
     return RunResult(
         written=written,
-        reports=reports,
+        days=summaries,
         failures=failures,
-        analysed=sum(r.analysed for r in results),
-        cached=sum(r.cached for r in results),
+        analysed=sum(st.analysed for st in states),
+        cached=sum(st.cached for st in states),
     )
-
-
-def iter_days(first: date, last: date) -> Iterable[date]:
-    d = first
-    while d <= last:
-        yield d
-        d += timedelta(days=1)

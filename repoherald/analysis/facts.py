@@ -10,7 +10,7 @@ it.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +21,9 @@ from repoherald.models import ApiChange, Commit, DependencyChange, Facts, FileCh
 
 MAX_PARSE_BYTES = 1_000_000
 """Blobs larger than this are measured, not parsed."""
+
+API_CACHE_SIZE = 256
+"""Parsed Python APIs kept in memory, by blob SHA."""
 
 # -- title conventions -------------------------------------------------------
 
@@ -345,17 +348,22 @@ class FactsExtractor:
     def __init__(self, areas: AreaRules, read_blob: BlobReader) -> None:
         self._areas = areas
         self._read_blob = read_blob
-        self._api_cache: dict[str, dict[str, tuple[str, str]] | None] = {}
+        self._api_cache: OrderedDict[str, dict[str, tuple[str, str]] | None] = OrderedDict()
 
     def _api(self, oid: str) -> dict[str, tuple[str, str]] | None:
-        if oid not in self._api_cache:
-            data = self._read_blob(oid)
-            self._api_cache[oid] = (
-                pyapi.public_api(data, max_bytes=MAX_PARSE_BYTES) if data is not None else None
-            )
-            if len(self._api_cache) > 20000:
-                self._api_cache.clear()
-        return self._api_cache[oid]
+        cache = self._api_cache
+        if oid in cache:
+            cache.move_to_end(oid)
+            return cache[oid]
+        data = self._read_blob(oid)
+        api = pyapi.public_api(data, max_bytes=MAX_PARSE_BYTES) if data is not None else None
+        cache[oid] = api
+        if len(cache) > API_CACHE_SIZE:
+            # Least recently used first: the blob a commit writes is the one
+            # the next commit touching that file reads, so a small cache
+            # catches the reuse while memory stays flat over long ranges.
+            cache.popitem(last=False)
+        return api
 
     def _text(self, oid: str) -> str | None:
         data = self._read_blob(oid) if oid else None

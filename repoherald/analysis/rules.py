@@ -341,7 +341,7 @@ class RuleAnalyser:
         d = self.decide(commit, facts)
         m = self._m
         info = parse_title(commit.title)
-        summary = self._summary(info.text, d.change_type, facts)
+        summary = self._summary(_EMAIL.sub("<email>", info.text), d.change_type, facts)
         impact = self._impact(facts)
         risks = self._risks(d, facts)
         recs = self._recommendations(d, facts, risks)

@@ -16,10 +16,13 @@ from repoherald.render.markdown import build_view, local_time, scrub
 SCHEMA_VERSION = 1
 
 
-def report_to_dict(report: DayReport) -> dict[str, Any]:
-    """A JSON-ready dict of the report (anchors match the Markdown twin)."""
+def report_to_dict(report: DayReport, view: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A JSON-ready dict of the report (anchors match the Markdown twin).
+
+    ``view`` is the Markdown view model when the caller already built it.
+    """
     tz = ZoneInfo(report.tz_name)
-    view = build_view(report)
+    view = view if view is not None else build_view(report)
     repos = []
     for section, sv in zip(report.sections, view["sections"], strict=True):
         commits = []
@@ -76,12 +79,11 @@ def report_to_dict(report: DayReport) -> dict[str, Any]:
     }
 
 
-def render_json(report: DayReport) -> str:
-    """The JSON twin as text (UTF-8, sorted keys within records, LF line end)."""
-    text = json.dumps(report_to_dict(report), ensure_ascii=False, indent=2)
-    return scrub_json(text) + "\n"
+def render_json(report: DayReport, view: dict[str, Any] | None = None) -> str:
+    """The JSON twin as text: UTF-8, compact, LF line end.
 
-
-def scrub_json(text: str) -> str:
-    """Last line of defence: no address survives into the twin."""
-    return scrub(text)
+    Compact separators keep the C encoder (``indent`` forces the slow
+    pure-Python one, which dominated the cost of a cached re-run).
+    """
+    text = json.dumps(report_to_dict(report, view), ensure_ascii=False, separators=(",", ":"))
+    return scrub(text) + "\n"

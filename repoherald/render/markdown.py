@@ -106,7 +106,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
 
 def scrub(text: str) -> str:
     """Addresses never reach a report, wherever they hide."""
-    return _EMAIL.sub("<email>", text)
+    return _EMAIL.sub("<email>", text) if "@" in text else text
 
 
 def _entry_view(e: Entry, section: RepoSection, lang: str, tz: ZoneInfo) -> _EntryView:
@@ -242,9 +242,9 @@ def generated_line(report: DayReport) -> str:
     return f"{GENERATED_PREFIX[report.lang]}{local:%Y-%m-%d %H:%M:%S} (UTC{_offset(local)})"
 
 
-def render_markdown(report: DayReport) -> str:
+def render_markdown(report: DayReport, view: dict[str, Any] | None = None) -> str:
     """The report as GitHub-flavoured Markdown (UTF-8 text, LF line ends)."""
-    view = build_view(report)
+    view = view if view is not None else build_view(report)
     lang = report.lang
 
     def tr(key: str, **kw: Any) -> str:
