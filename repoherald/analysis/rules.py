@@ -425,6 +425,8 @@ class RuleAnalyser:
         special = [f for f in facts.files if f.binary or f.is_submodule or f.is_symlink]
         if special:
             out.append(m["i_special"].format(n=len(special)))
+        if facts.unparsed:
+            out.append(m["i_unparsed"].format(names=_names(facts.unparsed, limit=3)))
         return out
 
     def _insights(self, d: _Decision, commit: Commit, facts: Facts) -> dict[str, str]:
@@ -699,6 +701,7 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "i_deps": "依赖版本：{deps}",
         "i_status": "文件变动：{list}",
         "i_special": "{n} 个二进制/符号链接/子模块文件（只统计，不解析）",
+        "i_unparsed": "过大或无法解析的 Python 文件（只统计行数，未分析 API）：{names}",
         "st_added": "新增 {n}",
         "st_deleted": "删除 {n}",
         "st_renamed": "重命名 {n}",
@@ -802,6 +805,7 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "i_deps": "Dependency versions: {deps}",
         "i_status": "Files: {list}",
         "i_special": "{n} binary/symlink/submodule entries (measured, not parsed)",
+        "i_unparsed": "Python files too large or unparsable (lines counted, API not read): {names}",
         "st_added": "{n} added",
         "st_deleted": "{n} deleted",
         "st_renamed": "{n} renamed",

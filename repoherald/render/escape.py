@@ -49,15 +49,18 @@ def _defuse(text: str) -> str:
     return _MENTION.sub("@" + _ZWSP, text)
 
 
+def _escape_line_start(md: str) -> str:
+    """Escape a leading ``-``, ``+``, ``=``, ``>`` or ``1.`` that would start a block."""
+    m = _LINE_START.match(md)
+    if not m:
+        return md
+    lead, mark = m.group(1), m.group(2)
+    return lead + mark[:-1] + "\\" + mark[-1] + md[m.end() :]
+
+
 def inline(text: str) -> str:
     """Escape untrusted text for a paragraph, list item or heading: no markup survives."""
-    text = _defuse(clean(text))
-    escaped = _escape_plain(text)
-    m = _LINE_START.match(escaped)
-    if m:
-        lead, mark = m.group(1), m.group(2)
-        escaped = lead + mark[:-1] + "\\" + mark[-1] + escaped[m.end() :]
-    return escaped
+    return _escape_line_start(_escape_plain(_defuse(clean(text))))
 
 
 def cell(text: str) -> str:
@@ -93,12 +96,7 @@ def rich(text: str) -> str:
             out.append(code(part))
         else:
             out.append("\\`" + _escape_plain(part) + "\\`")
-    joined = "".join(out)
-    m = _LINE_START.match(joined)
-    if m:
-        lead, mark = m.group(1), m.group(2)
-        joined = lead + mark[:-1] + "\\" + mark[-1] + joined[m.end() :]
-    return joined
+    return _escape_line_start("".join(out))
 
 
 def rich_cell(text: str) -> str:
