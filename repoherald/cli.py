@@ -14,6 +14,15 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from repoherald import __version__
 from repoherald.config import build_settings
@@ -25,6 +34,43 @@ def _fail(message: str, code: int, debug: bool) -> NoReturn:
         traceback.print_exc()
     click.echo(f"repoherald: error: {message}", err=True)
     sys.exit(code)
+
+
+class LlmProgressDisplay:
+    """A progress bar on a terminal; a plain line every tenth of the way otherwise."""
+
+    def __init__(self) -> None:
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        self._last_step = -1
+
+    def __enter__(self) -> LlmProgressDisplay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def update(self, done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            if self._bar is None:
+                self._bar = Progress(
+                    TextColumn("LLM"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=Console(stderr=True), transient=True,
+                )  # fmt: skip
+                self._bar.start()
+            if self._task is None or done == 1:
+                if self._task is not None:
+                    self._bar.remove_task(self._task)
+                self._task = self._bar.add_task("llm", total=total)
+            self._bar.update(self._task, completed=done, total=total)
+            return
+        step = done * 10 // max(total, 1)
+        if step != self._last_step or done == total:
+            self._last_step = step
+            click.echo(f"LLM: {done}/{total} commits analysed", err=True)
+        if done == total:
+            self._last_step = -1
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -63,6 +109,22 @@ def cli() -> None:
     metavar="DIR",
     help="Data directory (store, mirrors). Default: $REPOHERALD_HOME or the per-user data dir.",
 )
+@click.option(
+    "--llm-base-url",
+    metavar="URL",
+    help="OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 (default: [llm] base_url).",
+)
+@click.option("--llm-model", metavar="NAME", help="Model name for the endpoint.")
+@click.option(
+    "--llm-api-key-env",
+    metavar="VAR",
+    help="NAME of the environment variable holding the API key (never the key itself).",
+)
+@click.option("--llm-concurrency", type=int, metavar="N", help="Parallel LLM requests (default 4).")
+@click.option(
+    "--llm-token-budget", type=int, metavar="N", help="Stop sending once a run has used N tokens."
+)
+@click.option("--no-llm", is_flag=True, help="Rules only, even when [llm] is configured.")
 @click.option("--debug", is_flag=True, help="Show tracebacks and debug logs.")
 def report(
     repos: Sequence[str],
@@ -75,6 +137,12 @@ def report(
     out: str | None,
     config: str | None,
     home: str | None,
+    llm_base_url: str | None,
+    llm_model: str | None,
+    llm_api_key_env: str | None,
+    llm_concurrency: int | None,
+    llm_token_budget: int | None,
+    no_llm: bool,
     debug: bool,
 ) -> None:
     """Write the daily report(s) as Markdown plus a JSON twin."""
@@ -97,8 +165,17 @@ def report(
             config=config,
             home=home,
             debug=debug,
+            llm_base_url=llm_base_url,
+            llm_model=llm_model,
+            llm_api_key_env=llm_api_key_env,
+            llm_concurrency=llm_concurrency,
+            llm_token_budget=llm_token_budget,
+            no_llm=no_llm,
         )
-        result = run(settings, progress=lambda msg: click.echo(msg, err=True))
+        with LlmProgressDisplay() as ticker:
+            result = run(
+                settings, progress=lambda msg: click.echo(msg, err=True), on_llm=ticker.update
+            )
     except RepoheraldError as exc:
         _fail(str(exc), exc.exit_code, debug)
     except KeyboardInterrupt:

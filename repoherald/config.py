@@ -58,12 +58,48 @@ class _ReportFile(BaseModel):
     path: str | None = None
 
 
+class _LlmFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    concurrency: int = Field(default=4, ge=1, le=64)
+    timeout: float = Field(default=120.0, gt=0, le=3600)
+    max_output_tokens: int = Field(default=2048, ge=256, le=131072)
+    temperature: float = Field(default=0.2, ge=0, le=2)
+    context_tokens: int = Field(default=32768, ge=4096, le=2_000_000)
+    max_retries: int = Field(default=4, ge=0, le=10)
+    token_budget: int | None = Field(default=None, ge=1)
+
+
 class _ConfigFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     home: str | None = None
     report: _ReportFile = Field(default_factory=_ReportFile)
     repos: list[_RepoFile] = Field(default_factory=list)
+    llm: _LlmFile = Field(default_factory=_LlmFile)
+
+
+@dataclass(frozen=True, slots=True)
+class LlmSettings:
+    """An OpenAI-compatible endpoint. Holds the *name* of the key's variable, never the key."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    concurrency: int = 4
+    timeout: float = 120.0
+    max_output_tokens: int = 2048
+    temperature: float = 0.2
+    context_tokens: int = 32768
+    max_retries: int = 4
+    token_budget: int | None = None
+
+    def api_key(self) -> str | None:
+        """The key, read from the environment at the moment it is needed."""
+        return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +135,7 @@ class Settings:
     report_name: str | None = None
     path_template: str = DEFAULT_PATH_TEMPLATE
     debug: bool = False
+    llm: LlmSettings | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -239,6 +276,12 @@ def build_settings(
     debug: bool = False,
     now: datetime | None = None,
     cwd: Path | None = None,
+    llm_base_url: str | None = None,
+    llm_model: str | None = None,
+    llm_api_key_env: str | None = None,
+    llm_concurrency: int | None = None,
+    llm_token_budget: int | None = None,
+    no_llm: bool = False,
 ) -> Settings:
     """Merge the config file, the environment and the flags into :class:`Settings`.
 
@@ -306,7 +349,17 @@ def build_settings(
     if "{date}" not in template:
         raise ConfigError("report.path must contain {date}: each day needs its own file")
 
+    llm = (
+        None
+        if no_llm
+        else _llm_settings(
+            file_cfg.llm, llm_base_url, llm_model, llm_api_key_env, llm_concurrency,
+            llm_token_budget,
+        )
+    )  # fmt: skip
+
     return Settings(
+        llm=llm,
         repos=repo_cfgs,
         selection=select_days(ZoneInfo(tz_name), day, since, until, now=now),
         tz_name=tz_name,
@@ -316,4 +369,62 @@ def build_settings(
         report_name=file_cfg.report.name,
         path_template=template,
         debug=debug,
+    )
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def _llm_settings(
+    f: _LlmFile,
+    base_url: str | None,
+    model: str | None,
+    api_key_env: str | None,
+    concurrency: int | None,
+    token_budget: int | None,
+) -> LlmSettings | None:
+    """The LLM endpoint, or None for rules only. Flags override the [llm] table."""
+    url = base_url or f.base_url
+    name = model or f.model
+    if not url and not name:
+        return None
+    if not url or not name:
+        raise UsageError(
+            "an LLM needs both a base URL and a model: set --llm-base-url and --llm-model"
+            " (or base_url and model in [llm])"
+        )
+    if not re.fullmatch(r"https?://[^\s]+", url):
+        raise UsageError(
+            f"LLM base URL {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1"
+        )
+    key_env = api_key_env if api_key_env is not None else f.api_key_env
+    if key_env:
+        if not _ENV_NAME.fullmatch(key_env):
+            # Never echo it: people paste the key itself here by mistake.
+            raise UsageError(
+                "the LLM API key setting must be the NAME of an environment variable"
+                " (e.g. DEEPSEEK_API_KEY), not the key itself"
+            )
+        if not os.environ.get(key_env):
+            raise UsageError(
+                f"environment variable {key_env} is not set: export it with your API key,"
+                " or drop --llm-api-key-env for a server that needs no key"
+            )
+    workers = concurrency if concurrency is not None else f.concurrency
+    if not 1 <= workers <= 64:
+        raise UsageError(f"--llm-concurrency {workers} is out of range: use 1 to 64")
+    budget = token_budget if token_budget is not None else f.token_budget
+    if budget is not None and budget < 1:
+        raise UsageError("--llm-token-budget must be a positive number of tokens")
+    return LlmSettings(
+        base_url=url.rstrip("/"),
+        model=name,
+        api_key_env=key_env or None,
+        concurrency=workers,
+        timeout=f.timeout,
+        max_output_tokens=f.max_output_tokens,
+        temperature=f.temperature,
+        context_tokens=f.context_tokens,
+        max_retries=f.max_retries,
+        token_budget=budget,
     )

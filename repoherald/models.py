@@ -208,6 +208,16 @@ class Analysis:
     """An excerpt of the commit's own description (the author's words)."""
     error: str = ""
     """Set when this commit could not be analysed; the report says so."""
+    llm_error: str = ""
+    """Set when the LLM analysis failed and this is the rule analysis kept instead."""
+    usage: tuple[int, int] = (0, 0)
+    """LLM prompt and completion tokens spent on this commit (all attempts)."""
+    unverified: tuple[str, ...] = ()
+    """Claims of the model that the change does not support (marked or removed)."""
+    unseen_files: tuple[str, ...] = ()
+    """Files (with the reason) the model did not see, fully or in part."""
+    rule_verdict: str = ""
+    """The rules' type/importance when the model changed them (shown with its reason)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +315,11 @@ def analysis_from_dict(d: dict[str, Any]) -> Analysis:
         recommendations=tuple(d.get("recommendations", ())),
         description=d.get("description", ""),
         error=d.get("error", ""),
+        llm_error=d.get("llm_error", ""),
+        usage=(int(d.get("usage", (0, 0))[0]), int(d.get("usage", (0, 0))[1])),
+        unverified=tuple(d.get("unverified", ())),
+        unseen_files=tuple(d.get("unseen_files", ())),
+        rule_verdict=d.get("rule_verdict", ""),
     )
 
 

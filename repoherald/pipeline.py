@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 
 from repoherald import __version__
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
+from repoherald.analysis.llm import LlmAnalyser, LlmJob
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import RepoConfig, Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
@@ -117,6 +118,7 @@ class RunResult:
 
 
 Progress = Callable[[str], None]
+LlmProgress = Callable[[int, int], None]
 
 
 def _say(progress: Progress | None, message: str) -> None:
@@ -318,13 +320,21 @@ def _failed_entry(commit: Commit, files: list[FileChange], lang: str, exc: BaseE
 
 
 def run(
-    settings: Settings, *, progress: Progress | None = None, command: str = "report"
+    settings: Settings,
+    *,
+    progress: Progress | None = None,
+    on_llm: LlmProgress | None = None,
+    command: str = "report",
 ) -> RunResult:
-    """Produce (and write) the reports asked for by ``settings``."""
+    """Produce (and write) the reports asked for by ``settings``.
+
+    ``progress`` receives one-line status messages; ``on_llm`` receives
+    (done, total) as LLM analyses complete.
+    """
     with Store.open(settings.db_path) as store:
         run_id = store.start_run(command)
         try:
-            result = _run(settings, store, progress)
+            result = _run(settings, store, progress, on_llm)
         except BaseException:
             store.finish_run(run_id, "error", 0, 0, ["run aborted"])
             raise
@@ -333,7 +343,9 @@ def run(
         return result
 
 
-def _run(settings: Settings, store: Store, progress: Progress | None) -> RunResult:
+def _run(
+    settings: Settings, store: Store, progress: Progress | None, on_llm: LlmProgress | None
+) -> RunResult:
     days = list(settings.selection.days) if not settings.selection.latest else None
     states: list[_RepoState] = []
     failures: list[str] = []
@@ -353,7 +365,7 @@ def _run(settings: Settings, store: Store, progress: Progress | None) -> RunResu
         if days is None:
             active = [d for st in states for d in st.by_day]
             days = [max(active)] if active else [datetime.now(settings.tz).date() - timedelta(1)]
-        return _report_days(settings, store, states, days, failures, progress)
+        return _report_days(settings, store, states, days, failures, progress, on_llm)
     finally:
         for st in states:
             if st.repo is not None:
@@ -373,6 +385,52 @@ def _report_name(settings: Settings, states: list[_RepoState]) -> str:
     return shorts[0] if len(shorts) == 1 else "-".join(shorts)[:80]
 
 
+def _deepen_with_llm(
+    llm: LlmAnalyser,
+    states: list[_RepoState],
+    per_repo: list[list[Entry]],
+    store: Store,
+    failures: list[str],
+    progress: Progress | None,
+    on_llm: LlmProgress | None,
+) -> list[list[Entry]]:
+    """Replace rule analyses by LLM analyses: cached ones first, the rest concurrently.
+
+    Only successful LLM analyses are cached, so a failure is retried by the
+    next run; the failed commit keeps its rule analysis, marked.
+    """
+    shas = [e.commit.sha for entries in per_repo for e in entries]
+    cached = store.load_analyses(shas, llm.name)
+    jobs: list[LlmJob] = []
+    slots: list[tuple[int, int]] = []
+    for r, (st, entries) in enumerate(zip(states, per_repo, strict=True)):
+        for i, e in enumerate(entries):
+            if e.commit.sha in cached or e.analysis.error or st.repo is None:
+                continue
+            patch, cut = st.repo.patch(e.commit)
+            jobs.append(LlmJob(e.commit, e.facts, e.analysis, patch, cut, st.name))
+            slots.append((r, i))
+    if jobs:
+        _say(progress, f"LLM: analysing {len(jobs)} commits ({len(cached)} cached)")
+    results = llm.analyse_all(jobs, on_llm)
+    out = [
+        [
+            replace(e, analysis=cached[e.commit.sha]) if e.commit.sha in cached else e
+            for e in entries
+        ]
+        for entries in per_repo
+    ]
+    to_cache = []
+    for (r, i), job, analysis in zip(slots, jobs, results, strict=True):
+        out[r][i] = replace(out[r][i], analysis=analysis)
+        if analysis.llm_error:
+            failures.append(f"{job.repo} {job.commit.sha[:7]}: {analysis.llm_error}")
+        else:
+            to_cache.append((job.commit.sha, analysis))
+    store.save_analyses(to_cache)
+    return out
+
+
 def _report_days(
     settings: Settings,
     store: Store,
@@ -380,23 +438,30 @@ def _report_days(
     report_days: list[date],
     failures: list[str],
     progress: Progress | None,
+    on_llm: LlmProgress | None = None,
 ) -> RunResult:
     """Analyse, render and write one day at a time, so memory does not grow with days."""
     rules = RuleAnalyser(settings.lang)
+    llm = LlmAnalyser(settings.llm, settings.lang) if settings.llm else None
+    analysers = (rules.name, llm.name) if llm else (rules.name,)
     now = datetime.now(UTC)
     name = _report_name(settings, states)
     written: list[Path] = []
     summaries: list[DaySummary] = []
     for d in report_days:
         window = Window.for_day(d, settings.tz)
-        sections = []
+        per_repo: list[list[Entry]] = []
         for st in states:
             entries: list[Entry] = []
             if st.error is None:
                 entries = _analyse(st, settings, rules, store, st.by_day.get(d, []), progress)
-            sections.append(
-                RepoSection(st.name, st.branch, st.web_url, tuple(entries), error=st.error)
-            )
+            per_repo.append(entries)
+        if llm is not None:
+            per_repo = _deepen_with_llm(llm, states, per_repo, store, failures, progress, on_llm)
+        sections = [
+            RepoSection(st.name, st.branch, st.web_url, tuple(entries), error=st.error)
+            for st, entries in zip(states, per_repo, strict=True)
+        ]
         report = DayReport(
             day=d,
             tz_name=settings.tz_name,
@@ -404,7 +469,7 @@ def _report_days(
             end=window.end,
             lang=settings.lang,
             sections=tuple(sections),
-            analysers=(rules.name,),
+            analysers=analysers,
             generated_at=now,
             version=__version__,
         )

@@ -76,6 +76,11 @@ def report_to_dict(report: DayReport, view: dict[str, Any] | None = None) -> dic
         "tool_version": report.version,
         "generated_at": report.generated_at.astimezone(tz).isoformat(timespec="seconds"),
         "repos": repos,
+        "llm_usage": {
+            "commits": sum(1 for e in report.entries if e.analysis.analyser.startswith("llm/")),
+            "prompt_tokens": sum(e.analysis.usage[0] for e in report.entries),
+            "completion_tokens": sum(e.analysis.usage[1] for e in report.entries),
+        },
     }
 
 

@@ -62,6 +62,7 @@ class _EntryView:
     reasons: str
     error: str
     notes: str
+    llm_notes: list[str] = field(default_factory=list)
     anchor: str = ""
 
 
@@ -137,7 +138,26 @@ def _entry_view(e: Entry, section: RepoSection, lang: str, tz: ZoneInfo) -> _Ent
         reasons=scrub(sep.join(a.reasons)),
         error=scrub(a.error),
         notes=" ".join(notes),
+        llm_notes=_llm_notes(a, lang),
     )
+
+
+def _llm_notes(a: Analysis, lang: str) -> list[str]:
+    """What a reader must know about the model's part in this commit's analysis."""
+    notes = []
+    if a.llm_error:
+        notes.append("⚠️ " + t(lang, "llm_failed", error=scrub(a.llm_error)))
+    if a.rule_verdict:
+        notes.append("ℹ️ " + t(lang, "rule_verdict", verdict=a.rule_verdict))
+    if a.unverified:
+        items = "; ".join(scrub(u) for u in a.unverified[:5])
+        more = f" (+{len(a.unverified) - 5})" if len(a.unverified) > 5 else ""
+        notes.append("🔎 " + t(lang, "unverified", n=len(a.unverified), items=items + more))
+    if a.unseen_files:
+        files = ", ".join(scrub(u) for u in a.unseen_files[:6])
+        more = f" (+{len(a.unseen_files) - 6})" if len(a.unseen_files) > 6 else ""
+        notes.append("👁️ " + t(lang, "unseen", files=files + more))
+    return notes
 
 
 def _stats(section: RepoSection, lang: str) -> _StatsView:
@@ -215,7 +235,20 @@ def build_view(report: DayReport) -> dict[str, Any]:
     analysed_by = (
         t(lang, "rules_only", analyser=analysers)
         if all(a.startswith("rules/") for a in report.analysers)
-        else analysers
+        else t(lang, "llm_by", analysers=analysers)
+    )
+    by_model = [e.analysis for e in report.entries if e.analysis.analyser.startswith("llm/")]
+    spent = [e.analysis.usage for e in report.entries]
+    usage_line = (
+        t(
+            lang,
+            "llm_usage",
+            n=len(by_model),
+            prompt=sum(u[0] for u in spent),
+            completion=sum(u[1] for u in spent),
+        )
+        if any(not a.startswith("rules/") for a in report.analysers)
+        else ""
     )
     return {
         "r": report,
@@ -223,6 +256,7 @@ def build_view(report: DayReport) -> dict[str, Any]:
         "window": escape.inline(window),
         "analysed_by": escape.inline(analysed_by),
         "generated_line": generated_line(report),
+        "usage_line": usage_line,
         "insight_keys": INSIGHT_KEYS,
     }
 

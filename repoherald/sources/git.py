@@ -347,6 +347,70 @@ class GitRepo:
         )
         return parse_diff_tree(out, [c.sha for c in commits])
 
+    def patch(self, commit: Commit, max_bytes: int = 8_000_000) -> tuple[str, bool]:
+        """The unified diff of ``commit`` against its first parent, and whether it was cut.
+
+        The options match :meth:`diff_first_parent` (``-r -M``, submodules
+        shown), so the files come in the same order as its
+        :class:`FileChange` list and the two can be paired file by file.
+        Merges are diffed against their first parent, root commits against
+        the empty tree.
+
+        One commit can hold gigabytes of diff (a vendored tree, a data dump),
+        so stdout is read in chunks and git is killed as soon as more than
+        ``max_bytes`` have arrived; the text then ends at the last complete
+        line within ``max_bytes`` and the flag is True. Bytes that are not
+        UTF-8 are replaced: the text is for reading, not for applying.
+        """
+        revs = [commit.parents[0], commit.sha] if commit.parents else ["--root", commit.sha]
+        proc = subprocess.Popen(
+            self._argv(
+                "diff-tree",
+                "-p",
+                "-M",
+                "-r",
+                "--no-commit-id",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-color",
+                "-U3",
+                "--ignore-submodules=none",
+                *revs,
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=_git_env(),
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        # stderr is read only at the end: diff-tree writes at most a few
+        # warning lines there, far below what a pipe holds.
+        out_fd = proc.stdout.fileno()
+        buf = bytearray()
+        finished = False
+        try:
+            while len(buf) <= max_bytes:
+                chunk = os.read(out_fd, 1 << 16)
+                if not chunk:
+                    finished = True
+                    break
+                buf += chunk
+        finally:
+            if not finished:
+                # Cut (or interrupted): git may still have gigabytes to write.
+                proc.kill()
+                proc.stdout.close()
+                proc.stderr.close()
+                proc.wait()
+        if not finished:
+            end = buf.rfind(b"\n", 0, max(max_bytes, 0))
+            return bytes(buf[: end + 1]).decode("utf-8", "replace"), True
+        proc.stdout.close()
+        stderr = proc.stderr.read()
+        proc.stderr.close()
+        if proc.wait() != 0:
+            raise SourceError(f"git diff-tree failed in {self.git_dir}: {_last_line(stderr)}")
+        return bytes(buf).decode("utf-8", "replace"), False
+
 
 def parse_diff_tree(out: bytes, order: list[str]) -> dict[str, list[FileChange]]:
     """Parse ``diff-tree --stdin -z --raw --numstat`` output.

@@ -194,6 +194,35 @@ class Store:
             raise
         return n
 
+    def load_analyses(self, shas: Sequence[str], analyser: str) -> dict[str, Analysis]:
+        """Cached analyses of ``shas`` by one analyser (e.g. an LLM identity)."""
+        out: dict[str, Analysis] = {}
+        for start in range(0, len(shas), 500):
+            chunk = list(shas[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(
+                f"SELECT sha, data FROM analyses WHERE analyser = ? AND sha IN ({marks})",
+                (analyser, *chunk),
+            )
+            for sha, data in rows:
+                out[sha] = analysis_from_dict(json.loads(data))
+        return out
+
+    def save_analyses(self, items: Iterable[tuple[str, Analysis]]) -> None:
+        """Cache analyses keyed by (commit SHA, analyser identity)."""
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            c.executemany(
+                "INSERT OR REPLACE INTO analyses (sha, analyser, data, created_at)"
+                " VALUES (?, ?, ?, ?)",
+                [(sha, a.analyser, _dumps(a), _now()) for sha, a in items],
+            )
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
     # -- runs -------------------------------------------------------------
 
     def start_run(self, command: str) -> int:

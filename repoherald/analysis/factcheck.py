@@ -1,0 +1,670 @@
+"""Check an LLM answer's concrete claims against what the commit actually contains.
+
+The old tool published invented figures ("预计可提升 1-3% 的吞吐量") and file
+paths that were not in the change. A reader cannot tell an invented number
+from a measured one, so every concrete token the model writes -- a path, a
+code identifier, a figure -- must be traceable to the commit: its paths, its
+message and diff, or the figures of the rule facts. What cannot be traced is
+not silently kept:
+
+* in a list (``impact``, ``recommendations``, ``risks``) the whole item is
+  removed, because an item is one claim and the list reads fine without it;
+* in a single text field (``summary``, ``judgement_reason``,
+  ``insights.*``) the claim is marked in place (``（未核实）`` /
+  `` (unverified)``), because dropping the field would lose the rest of the
+  analysis and rewriting the sentence is not ours to do.
+
+Prose is never judged: only tokens that *look* checkable are extracted, and
+the extraction errs towards not extracting (a bare ``encoder/decoder`` or
+``Llama-3-70B`` is left alone). Support, in turn, errs towards accepting (a
+number anywhere in the diff supports the same number in the answer), so a
+marker means "this is nowhere in the change", not "this is probably wrong".
+
+Everything is deterministic and regex-based; patterns are compiled once and
+the per-evidence number index is cached, so checking an answer costs a few
+scans of the diff text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from repoherald.analysis.llm_schema import FullAnswer, LlmInsights, ShortAnswer
+
+__all__ = ["MARKERS", "Evidence", "Unsupported", "check"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What an answer may refer to, all of it from git data and the rule facts.
+
+    ``paths`` holds every path and old path of the commit; ``text`` is the
+    commit message plus the diff text the tool has (identifiers must occur
+    there); ``numbers_text`` is ``text`` plus the rule facts' own figures
+    (file counts, ``+added/−deleted``), so the model may repeat them.
+    """
+
+    paths: frozenset[str]
+    text: str
+    numbers_text: str
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """One claim that could not be traced to the evidence, and what was done to it.
+
+    ``field`` names where it was, with list indices as in the model's answer
+    (``impact[2]``, ``risks[0].detail``, ``insights.performance``); ``kind``
+    is ``"path"``, ``"identifier"`` or ``"number"``; ``action`` is
+    ``"marked"`` (kept with a visible marker, or replaced by the marker when
+    the field had no room) or ``"removed"`` (its list item was dropped, or,
+    as a last resort, the token was deleted from a full field).
+    """
+
+    field: str
+    claim: str
+    kind: str
+    action: str
+
+
+MARKERS: dict[str, tuple[str, str]] = {
+    "zh": ("（未核实）", "[未核实]"),
+    "en": (" (unverified)", "[unverified]"),
+}
+"""Per language: the marker appended after a claim, and the marker-only form
+that replaces a claim when appending would exceed the field's max_length."""
+
+
+# -- token patterns ----------------------------------------------------------
+#
+# Character classes are spelled out in ASCII on purpose: Python's ``\w`` and
+# ``\b`` treat CJK as word characters, and Chinese answers glue code to
+# prose ("修改了eagle.py中的"), so ``\b`` would find no boundary there.
+
+_URL = re.compile(r"(?:https?|ftp)://[A-Za-z0-9\-._~:/?#\[\]@!$&'*+,;=%]+|www\.[A-Za-z0-9\-.]+")
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
+_CVE = re.compile(r"(?<![A-Za-z0-9])CVE-\d{4}-\d{4,7}(?![0-9])", re.IGNORECASE)
+
+_KNOWN_EXT = frozenset(
+    {"py", "pyi", "pyx", "pxd", "cu", "cuh", "cc", "cpp", "cxx", "c", "h", "hpp", "hh", "hxx"}
+    | {"rs", "go", "ts", "tsx", "js", "jsx", "mjs", "cjs", "java", "kt", "scala", "rb", "php"}
+    | {"swift", "cs", "sql", "html", "css", "sh", "bash", "cmake", "proto", "ipynb", "lock"}
+    | {"md", "rst", "txt", "yaml", "yml", "toml", "json", "cfg", "ini"}
+)
+_EXTENSIONLESS_FILES = frozenset(
+    {"Dockerfile", "Makefile", "LICENSE", "CODEOWNERS", "Jenkinsfile", "Containerfile"}
+)
+# A path-like run; a trailing ``:12``, ``:12:3`` or ``#L12-L20`` line reference
+# is swallowed with it (not checked: hunk headers rarely contain the exact
+# line a model cites, so checking it would mark true statements).
+_PATH_CANDIDATE = re.compile(
+    r"(?<![A-Za-z0-9_.\-/:@])[A-Za-z0-9_.\-/]*[A-Za-z0-9_/]"
+    r"(?P<line>(?::\d+){1,2}|#L\d+(?:-L?\d+)?)?"
+)
+_FILE_LIKE = re.compile(r"^[A-Za-z0-9_.\-]*[A-Za-z0-9_\-]\.([A-Za-z][A-Za-z0-9_]{0,15})$")
+_HAS_LETTER = re.compile(r"[A-Za-z]")
+
+# Prose words that look dotted but are not code.
+_PROSE_DOTTED = frozenset(
+    {"Node.js", "Vue.js", "Next.js", "Nuxt.js", "React.js", "Express.js", "D3.js", "Three.js"}
+    | {"ASP.NET", "VB.NET", "e.g", "i.e", "E.g", "I.e", "Ph.D", "a.k.a"}
+)
+
+# Numbers. NUM is a grouped or plain numeral with an optional fraction.
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_RANGE_SEP = r"\s*(?:-|–|—|~|～|至|到|to)\s*"
+_PERCENT_UNIT = r"\s*(?:%|％|percent\b|per cent\b|个百分点|百分点)"
+_MULT_UNIT = r"(?:[xX](?![A-Za-z0-9_])|\s*(?:×|倍))"
+_PERCENT = re.compile(
+    rf"(?<![\d.])(?P<a>{_NUM})(?:{_RANGE_SEP}(?P<b>{_NUM}))?{_PERCENT_UNIT}", re.IGNORECASE
+)
+_MULTIPLIER = re.compile(rf"(?<![\d.])(?P<a>{_NUM})(?:{_RANGE_SEP}(?P<b>{_NUM}))?{_MULT_UNIT}")
+_EVIDENCE_MULTIPLIER = re.compile(
+    rf"(?<![\d.])(?P<a>{_NUM})(?:{_RANGE_SEP}(?P<b>{_NUM}))?"
+    r"(?:[xX](?![A-Za-z0-9_])|\s*(?:×|倍|times\b))",
+    re.IGNORECASE,
+)
+_PERCENT_SIGN = re.compile(r"%|％|percent\b|per cent\b|百分点", re.IGNORECASE)
+_MULTIPLIER_SIGN = re.compile(r"\d[xX](?![A-Za-z0-9_])|×|倍|times\b", re.IGNORECASE)
+_UNIT_WINDOW = 64
+_WINDOWED_MAX = 2000
+_VERSION = re.compile(
+    r"(?<![0-9_.])(?:(?<![A-Za-z])[vV])?(?P<core>\d+(?:\.\d+){2,})"
+    r"(?P<suffix>[-.+]?(?:rc|alpha|beta|dev|post|a|b)\d*)?(?![A-Za-z0-9_]|\.\d)"
+    r"|(?<![A-Za-z0-9_.])[vV](?P<core2>\d+\.\d+)(?![\d]|\.\d)"
+)
+_DECIMAL = re.compile(r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)\.\d+(?![\d]|\.\d)")
+_INTEGER = re.compile(r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?![\d]|\.\d)")
+_ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)(?![A-Za-z])", re.IGNORECASE)
+_ORDINAL_PREFIX = "第"
+# A commit SHA that happens to start with digits ("1234abcd") is a name, not a figure.
+_HEX_ID = re.compile(r"(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}(?![A-Za-z0-9_])")
+_IDENT_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+# Dotted (``torch.compile``), call-like (``foo()``) and snake_case tokens.
+_IDENTIFIER = re.compile(
+    r"(?<![A-Za-z0-9_.\-/])[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\))?"
+    r"(?![A-Za-z0-9_])"
+)
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Evidence-side scanners: deliberately lenient (digits inside identifiers count).
+_EVIDENCE_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?![\d])|\d+")
+_EVIDENCE_DOTTED = re.compile(r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)+")
+
+_MASK = "\x00"
+
+
+# -- claims ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """One checkable token in a text: where it is, where a marker goes, and its verdict."""
+
+    start: int  # span replaced by the marker-only form (includes backticks/quotes)
+    end: int
+    insert_at: int  # where the appended marker goes
+    token: str
+    kind: str
+    supported: bool
+
+
+@dataclass(frozen=True)
+class _NumberIndex:
+    """The figures of ``numbers_text``, normalised once per evidence."""
+
+    numbers: frozenset[str]  # every digit run and grouped numeral, canonical
+    dotted: frozenset[str]  # dotted numerals, literal, with their component prefixes
+    percents: frozenset[str]
+    multipliers: frozenset[str]
+    lower: str
+
+
+def _canon(numeral: str) -> str:
+    """Canonical decimal form: ``1,000`` -> ``1000``, ``1.50`` -> ``1.5``, ``007`` -> ``7``."""
+    raw = numeral.replace(",", "")
+    if raw.isdigit():
+        return raw.lstrip("0") or "0"
+    try:
+        return format(Decimal(raw).normalize(), "f")
+    except InvalidOperation:  # pragma: no cover - the regexes only feed numerals
+        return raw
+
+
+def _endpoints(match: re.Match[str]) -> list[str]:
+    return [_canon(v) for v in (match.group("a"), match.group("b")) if v]
+
+
+def _unit_values(pattern: re.Pattern[str], sign: re.Pattern[str], text: str) -> set[str]:
+    """Endpoints of every ``pattern`` match, scanning only just before each unit sign.
+
+    Running the range-aware pattern at every digit of a multi-megabyte diff
+    is the slow part of indexing; units are usually rare, so a literal scan
+    for them and a short window before each is several times faster. A
+    window starts at most ``_UNIT_WINDOW`` characters back (lookbehinds
+    still see the text before it), which no real "1,000.5 - 2,000.5 %"
+    exceeds. Text dense with units is scanned whole instead.
+    """
+    signs = [u.span() for u in sign.finditer(text)]
+    raws: set[tuple[str, str | None]] = set()
+    if len(signs) > _WINDOWED_MAX:
+        raws.update((m.group("a"), m.group("b")) for m in pattern.finditer(text))
+    else:
+        last = 0
+        for u_start, u_end in signs:
+            window = pattern.finditer(text, max(last, u_start - _UNIT_WINDOW), u_end)
+            raws.update((m.group("a"), m.group("b")) for m in window)
+            last = u_end
+    return {_canon(v) for pair in raws for v in pair if v}
+
+
+@lru_cache(maxsize=4)
+def _number_index(numbers_text: str) -> _NumberIndex:
+    """Index every figure of the evidence once; answers are checked against sets."""
+    # Deduplicate raw tokens first: a large diff repeats the same few numerals.
+    numbers: set[str] = set()
+    for raw in set(_EVIDENCE_DIGITS.findall(numbers_text)):
+        numbers.add(_canon(raw))
+        if "," in raw:  # "f(10,200)" is two numbers as much as ten thousand two hundred
+            numbers.update(_canon(part) for part in raw.split(","))
+    dotted: set[str] = set()
+    for raw in set(_EVIDENCE_DOTTED.findall(numbers_text)):
+        parts = raw.replace(",", "").split(".")
+        for n in range(2, len(parts) + 1):
+            dotted.add(".".join(parts[:n]))
+        if len(parts) == 2:
+            dotted.add(_canon(raw))
+    percents = _unit_values(_PERCENT, _PERCENT_SIGN, numbers_text)
+    multipliers = _unit_values(_EVIDENCE_MULTIPLIER, _MULTIPLIER_SIGN, numbers_text)
+    return _NumberIndex(
+        frozenset(numbers),
+        frozenset(dotted),
+        frozenset(percents),
+        frozenset(multipliers),
+        numbers_text.lower(),
+    )
+
+
+class _Checker:
+    """Extracts and judges the claims of one text against one evidence."""
+
+    def __init__(self, evidence: Evidence) -> None:
+        self._ev = evidence
+        self._num = _number_index(evidence.numbers_text)
+        self._paths = tuple(p.lstrip("/") for p in evidence.paths if p)
+        self._slashed = tuple("/" + p for p in self._paths)
+
+    # -- support -------------------------------------------------------------
+
+    def _path_supported(self, token: str) -> bool:
+        """Equal to a changed path, a ``/``-boundary suffix of one, or a directory in one.
+
+        A directory may be any run of whole segments (``spec_decode/``), not
+        only a prefix: that is how a reader names it. A ``a/``/``b/`` prefix
+        copied from a diff header is tolerated.
+        """
+        p = token.lstrip("/")
+        if p.startswith("./"):
+            p = p[2:]
+        if not p:
+            return True
+        if p.startswith(("a/", "b/")) and self._path_supported(p[2:]):
+            return True
+        if p.endswith("/") or not _is_file_like(p.rsplit("/", 1)[-1]):
+            needle = "/" + p.rstrip("/") + "/"
+            return any(needle in s for s in self._slashed)
+        needle = "/" + p
+        return any(s.endswith(needle) for s in self._slashed)
+
+    def _identifier_supported(self, token: str) -> bool:
+        """In the text verbatim, a module path of a changed file, or every dotted part in the text.
+
+        ``numbers_text`` counts as text too: it is the text plus the rule
+        facts, and a model repeating a rule fact (an area name) repeats
+        something true. The last rule accepts ``EagleProposer.propose`` when
+        the diff has ``class EagleProposer`` and ``def propose`` but never
+        the dotted form, which is how code reads; an invented method is
+        still caught.
+        """
+        ident = token[:-2] if token.endswith("()") else token
+        if not ident:
+            return True
+        ev = self._ev
+        if ident in ev.text or ident in ev.numbers_text:
+            return True
+        if any(ident in p for p in self._paths):
+            return True
+        if "." in ident and " " not in ident:
+            if any(ident.replace(".", "/") in p for p in self._paths):
+                return True
+            parts = ident.split(".")
+            if all(_NAME.fullmatch(part) for part in parts):
+                return all(_has_word(ev.text, part) for part in parts)
+        return False
+
+    def _int_supported(self, numeral: str) -> bool:
+        return _canon(numeral) in self._num.numbers
+
+    def _decimal_supported(self, numeral: str) -> bool:
+        return numeral.replace(",", "") in self._num.dotted or _canon(numeral) in self._num.dotted
+
+    def _version_supported(self, core: str, suffix: str | None, token: str) -> bool:
+        """The dotted core occurs (or is a component prefix of a version that does).
+
+        ``2.5`` is supported by ``torch==2.5.1``; a suffix such as ``rc1``
+        must then occur verbatim too.
+        """
+        if core not in self._num.dotted:
+            return False
+        if not suffix:
+            return True
+        literal = token.lower().lstrip("v")
+        return (
+            re.search(rf"(?<![\d.]){re.escape(literal)}(?![A-Za-z0-9])", self._num.lower)
+            is not None
+        )
+
+    # -- extraction ----------------------------------------------------------
+
+    def claims(self, text: str) -> list[_Claim]:
+        """All checkable tokens of ``text``, in order, non-overlapping.
+
+        Stages run from the most specific token to the least, and each masks
+        what it consumed, so a number inside a path or version is not checked
+        a second time as a bare number.
+        """
+        work = list(text)
+        found: list[_Claim] = []
+
+        def take(start: int, end: int) -> None:
+            for i in range(start, end):
+                work[i] = _MASK
+
+        def masked() -> str:
+            return "".join(work)
+
+        # URLs are neither paths nor claims.
+        for m in _URL.finditer(text):
+            end = m.end()
+            while end > m.start() and text[end - 1] in ".,;:!?)]'":
+                end -= 1
+            take(m.start(), end)
+
+        for m in _CODE_SPAN.finditer(masked()):
+            content = text[m.start(1) : m.end(1)].strip()
+            if not content or _MASK in m.group(1):
+                continue
+            take(m.start(), m.end())
+            claim = self._code_claim(content, m.start(), m.end())
+            if claim is not None:
+                found.append(claim)
+
+        for m in _CVE.finditer(masked()):
+            token = m.group()
+            ok = token.lower() in self._num.lower
+            found.append(self._bare(text, m.start(), m.end(), token, "number", ok))
+            take(m.start(), m.end())
+
+        for m in _PATH_CANDIDATE.finditer(masked()):
+            start, end = m.start(), m.end()
+            line = m.group("line")
+            path_end = end - len(line) if line else end
+            token = text[start:path_end]
+            if text.startswith("(", end) or not _looks_like_path(token):
+                continue
+            found.append(self._bare(text, start, end, token, "path", self._path_supported(token)))
+            take(start, end)
+
+        for m in _VERSION.finditer(masked()):
+            core = m.group("core") or m.group("core2")
+            ok = self._version_supported(core, m.group("suffix"), m.group())
+            found.append(self._bare(text, m.start(), m.end(), m.group(), "number", ok))
+            take(m.start(), m.end())
+
+        for m in _IDENTIFIER.finditer(masked()):
+            token = m.group()
+            bare = token[:-2] if token.endswith("()") else token
+            if not _is_code_like(token, bare):
+                continue
+            ok = self._identifier_supported(token)
+            found.append(self._bare(text, m.start(), m.end(), token, "identifier", ok))
+            take(m.start(), m.end())
+
+        self._numbers(text, work, found, take)
+        found.sort(key=lambda c: c.start)
+        return found
+
+    def _numbers(
+        self,
+        text: str,
+        work: list[str],
+        found: list[_Claim],
+        take: Callable[[int, int], None],
+    ) -> None:
+        """Percentages and multipliers (with ranges), then decimals, then 2+ digit integers."""
+        unit_sets = ((_PERCENT, self._num.percents), (_MULTIPLIER, self._num.multipliers))
+        for pattern, known in unit_sets:
+            for m in pattern.finditer("".join(work)):
+                if _inside_identifier(work, m.start()):
+                    continue
+                ok = all(v in known for v in _endpoints(m))
+                token = m.group().strip()
+                found.append(self._bare(text, m.start(), m.end(), token, "number", ok))
+                take(m.start(), m.end())
+        for m in _DECIMAL.finditer("".join(work)):
+            if _inside_identifier(work, m.start()):
+                continue
+            ok = self._decimal_supported(m.group())
+            found.append(self._bare(text, m.start(), m.end(), m.group(), "number", ok))
+            take(m.start(), m.end())
+        for m in _INTEGER.finditer("".join(work)):
+            token = m.group()
+            if len(token.replace(",", "")) < 2 or _inside_identifier(work, m.start()):
+                continue
+            if (
+                _ORDINAL_SUFFIX.match(text, m.end())
+                or (m.start() > 0 and text[m.start() - 1] == _ORDINAL_PREFIX)
+                or _HEX_ID.match(text, m.start())
+            ):
+                continue
+            found.append(
+                self._bare(text, m.start(), m.end(), token, "number", self._int_supported(token))
+            )
+            take(m.start(), m.end())
+
+    def _code_claim(self, content: str, start: int, end: int) -> _Claim | None:
+        """A backtick span: a path, a figure, or else an identifier that must occur verbatim."""
+        if _URL.fullmatch(content):
+            return None
+        if (
+            " " not in content
+            and _HAS_LETTER.search(content)
+            and ("/" in content or _looks_like_path(content))
+        ):
+            # ``vllm/v1`` or ``owner/repo`` in code is not file-like; the
+            # diff text then counts too, so a quoted import path passes.
+            ok = self._path_supported(content) or (
+                not _is_file_like(content.rsplit("/", 1)[-1]) and content in self._ev.text
+            )
+            return _Claim(start, end, end, content, "path", ok)
+        version = _VERSION.fullmatch(content)
+        if version is not None:
+            core = version.group("core") or version.group("core2")
+            ok = self._version_supported(core, version.group("suffix"), content)
+            return _Claim(start, end, end, content, "number", ok)
+        if _DECIMAL.fullmatch(content):
+            return _Claim(start, end, end, content, "number", self._decimal_supported(content))
+        if _INTEGER.fullmatch(content):
+            if len(content.replace(",", "")) < 2:
+                return None
+            return _Claim(start, end, end, content, "number", self._int_supported(content))
+        return _Claim(start, end, end, content, "identifier", self._identifier_supported(content))
+
+    @staticmethod
+    def _bare(text: str, start: int, end: int, token: str, kind: str, ok: bool) -> _Claim:
+        """A claim outside backticks; a marker goes after a closing quote that wraps it."""
+        insert_at = end
+        if (
+            end < len(text)
+            and start > 0
+            and text[end] in _CLOSE_QUOTES
+            and text[start - 1] in _OPEN_QUOTES
+        ):
+            insert_at = end + 1
+        return _Claim(start, end, insert_at, token, kind, ok)
+
+
+_OPEN_QUOTES = frozenset("\"'“‘「『《")
+_CLOSE_QUOTES = frozenset("\"'”’」』》")
+
+
+def _is_file_like(name: str) -> bool:
+    """``eagle.py``, ``CMakeLists.txt``, ``Dockerfile``: a name with an extension."""
+    if name in _EXTENSIONLESS_FILES:
+        return True
+    return _FILE_LIKE.match(name) is not None
+
+
+def _looks_like_path(token: str) -> bool:
+    """Paths worth checking; ``and/or``, ``+120/-30`` and ``1.5/2.0`` are not."""
+    if token in _PROSE_DOTTED or not _HAS_LETTER.search(token):
+        return False
+    last = token.rstrip("/").rsplit("/", 1)[-1]
+    if "/" in token:
+        if token.endswith("/"):
+            return True  # a directory: "vllm/v1/"
+        return _is_file_like(last)
+    m = _FILE_LIKE.match(token)
+    return m is not None and m.group(1).lower() in _KNOWN_EXT
+
+
+def _is_code_like(token: str, bare: str) -> bool:
+    """Dotted, call-like, dunder or snake_case; ``e.g`` and ``sm_90`` are not code."""
+    if bare in _PROSE_DOTTED:
+        return False
+    if token.endswith("()"):
+        return True
+    if "." in bare:
+        return any(len(part) > 1 for part in bare.split("."))
+    if bare.startswith("__"):
+        return True
+    # snake_case names (``block_size``) are code; ``sm_90`` and ``x86_64`` name hardware.
+    inner = bare.strip("_")
+    return "_" in inner and all(part[:1].isalpha() for part in inner.split("_") if part)
+
+
+def _inside_identifier(work: list[str], start: int) -> bool:
+    """Whether a numeral continues a word (``H100``, ``Llama-3-70B``, ``sm_90``).
+
+    Walks back over identifier characters; meeting a letter or underscore
+    means the digits are part of a name, not a figure. ``10-20ms`` and
+    ``+120/-30`` stay figures.
+    """
+    i = start - 1
+    while i >= 0 and work[i] in _IDENT_CHARS:
+        ch = work[i]
+        if ch.isalpha() or ch == "_":
+            return True
+        i -= 1
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _word_pattern(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(word)}(?![A-Za-z0-9_])")
+
+
+def _has_word(text: str, word: str) -> bool:
+    return _word_pattern(word).search(text) is not None
+
+
+# -- applying the verdicts -----------------------------------------------------
+
+
+def _max_length(model: type[BaseModel], name: str) -> int | None:
+    for meta in model.model_fields[name].metadata:
+        limit = getattr(meta, "max_length", None)
+        if isinstance(limit, int):
+            return limit
+    return None
+
+
+def _mark(text: str, claims: list[_Claim], lang: str, limit: int | None) -> tuple[str, str]:
+    """Mark unsupported claims in place, never exceeding ``limit``; returns (text, action).
+
+    First choice appends the marker after each claim. If that overflows the
+    field, each claim is replaced by the marker-only form instead; if even
+    that overflows (claims shorter than the marker in a full field), the
+    claims are deleted and reported as removed. Nothing else is ever cut.
+    """
+    append, replace = MARKERS["zh" if lang.lower().startswith("zh") else "en"]
+    bad = [c for c in claims if not c.supported]
+    if not bad:
+        return text, "marked"
+
+    out: list[str] = []
+    pos = 0
+    for c in bad:
+        out.append(text[pos : c.insert_at])
+        out.append(append)
+        pos = c.insert_at
+    out.append(text[pos:])
+    marked = "".join(out)
+    if limit is None or len(marked) <= limit:
+        return marked, "marked"
+
+    def substitute(by: str) -> str:
+        parts: list[str] = []
+        p = 0
+        for c in bad:
+            parts.append(text[p : c.start])
+            parts.append(by)
+            p = c.end
+        parts.append(text[p:])
+        return "".join(parts)
+
+    replaced = substitute(replace)
+    if len(replaced) <= limit:
+        return replaced, "marked"
+    return substitute(""), "removed"
+
+
+def _texts_of(obj: Any) -> Iterable[tuple[str, str]]:
+    """(sub-field, text) pairs of a risk dict, in schema order."""
+    for key in ("risk", "detail", "mitigation"):
+        yield key, obj[key]
+
+
+def check(
+    answer: ShortAnswer | FullAnswer, evidence: Evidence, lang: str
+) -> tuple[ShortAnswer | FullAnswer, list[Unsupported]]:
+    """Return a new answer of the same type with unsupported claims handled, and the list.
+
+    List items (``impact``, ``recommendations``, a whole risk) holding any
+    unsupported claim are removed; single text fields are marked in place
+    with the ``lang`` marker (``zh`` -> ``（未核实）``, anything else ->
+    `` (unverified)``). The list is in field order (judgement_reason,
+    summary, impact, insights, risks, recommendations), then by position.
+    The result is re-validated, so it always satisfies the schema.
+    """
+    checker = _Checker(evidence)
+    model = type(answer)
+    data = answer.model_dump()
+    found: list[Unsupported] = []
+
+    def single(field: str, text: str, owner: type[BaseModel], name: str) -> str:
+        claims = checker.claims(text)
+        new_text, action = _mark(text, claims, lang, _max_length(owner, name))
+        found.extend(Unsupported(field, c.token, c.kind, action) for c in claims if not c.supported)
+        return new_text
+
+    def failing(field: str, text: str) -> list[Unsupported]:
+        return [
+            Unsupported(field, c.token, c.kind, "removed")
+            for c in checker.claims(text)
+            if not c.supported
+        ]
+
+    for name in ("judgement_reason", "summary"):
+        data[name] = single(name, data[name], model, name)
+
+    if isinstance(answer, FullAnswer):
+        kept: list[str] = []
+        for i, item in enumerate(data["impact"]):
+            bad = failing(f"impact[{i}]", item)
+            found.extend(bad)
+            if not bad:
+                kept.append(item)
+        data["impact"] = kept
+
+        for name in LlmInsights.model_fields:
+            data["insights"][name] = single(
+                f"insights.{name}", data["insights"][name], LlmInsights, name
+            )
+
+        kept_risks: list[dict[str, Any]] = []
+        for i, risk in enumerate(data["risks"]):
+            bad = [u for key, text in _texts_of(risk) for u in failing(f"risks[{i}].{key}", text)]
+            found.extend(bad)
+            if not bad:
+                kept_risks.append(risk)
+        data["risks"] = kept_risks
+
+        kept = []
+        for i, item in enumerate(data["recommendations"]):
+            bad = failing(f"recommendations[{i}]", item)
+            found.extend(bad)
+            if not bad:
+                kept.append(item)
+        data["recommendations"] = kept
+
+    return model.model_validate(data), found

@@ -1,0 +1,410 @@
+"""LLM analysis: schema-bound, token-budgeted, concurrent, fact-checked, never truncated.
+
+The rule analysis triages first: low-importance commits get a short request,
+medium and high the full one. Each answer must parse as JSON, validate
+against :mod:`llm_schema`, and survive the fact-check before it replaces the
+rule analysis. Anything else (a truncated answer, invalid JSON after one
+repair, an endpoint that keeps failing, an exhausted token budget) leaves the
+commit with its rule analysis and a visible note saying why.
+
+Bump ``PROMPT_VERSION`` whenever the prompts or the schema change: cached
+analyses are keyed by (commit SHA, model, prompt version, language).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+from pydantic import ValidationError
+
+from repoherald.analysis import factcheck
+from repoherald.analysis.diffpack import estimate_tokens, pack_diff, split_patch
+from repoherald.analysis.llm_client import ChatClient, LlmError, SchemaRejected, dumps_schema
+from repoherald.analysis.llm_schema import FullAnswer, ShortAnswer, response_schema
+from repoherald.config import LlmSettings
+from repoherald.i18n import importance_label, type_label
+from repoherald.models import Analysis, Commit, Facts, Importance, Risk
+
+PROMPT_VERSION = "1"
+SHORT_OUTPUT_TOKENS = 768
+PROMPT_MARGIN = 512
+MAX_LENGTH_RETRIES = 2
+
+_TRAILER = re.compile(
+    r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|cc|"
+    r"change-id)\s*:.*$",
+    re.I | re.M,
+)
+_EMAIL = re.compile(r"<?[\w.+-]+@[\w-]+(\.[\w-]+)+>?")
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("repoherald", "analysis/prompts"),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+    )
+
+
+def clean_message(message: str) -> str:
+    """The commit message as the model sees it: trailers and e-mail addresses removed."""
+    text = _TRAILER.sub("", message)
+    text = _EMAIL.sub("<email>", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+@dataclass(frozen=True)
+class LlmJob:
+    """One commit to analyse, with everything the prompt and the fact-check need."""
+
+    commit: Commit
+    facts: Facts
+    rules: Analysis
+    patch: str
+    patch_cut: bool
+    repo: str
+
+
+@dataclass
+class Meter:
+    """Tokens spent in this run, and the optional budget that stops new requests."""
+
+    budget: int | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reserved: int = 0
+    requests: int = 0
+
+    @property
+    def used(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def reserve(self, tokens: int) -> bool:
+        if self.budget is not None and self.used + self.reserved + tokens > self.budget:
+            return False
+        self.reserved += tokens
+        return True
+
+    def settle(self, reserved: int, prompt: int, completion: int) -> None:
+        self.reserved -= reserved
+        self.prompt_tokens += prompt
+        self.completion_tokens += completion
+        self.requests += 1
+
+
+class BudgetExhausted(LlmError):
+    """The run's token budget does not allow another request."""
+
+
+@dataclass
+class _Attempt:
+    depth: str
+    max_tokens: int
+    diff_budget: int
+    usage: list[int] = field(default_factory=lambda: [0, 0])
+
+
+class LlmAnalyser:
+    """Analyses commits through one OpenAI-compatible endpoint."""
+
+    def __init__(self, cfg: LlmSettings, lang: str) -> None:
+        self.cfg = cfg
+        self.lang = lang
+        self.name = f"llm/{cfg.model}/{PROMPT_VERSION}/{lang}"
+        self.meter = Meter(budget=cfg.token_budget)
+
+    # -- public API -----------------------------------------------------
+
+    def analyse_all(
+        self, jobs: Sequence[LlmJob], on_done: Callable[[int, int], None] | None = None
+    ) -> list[Analysis]:
+        """Analyse ``jobs`` concurrently; one result per job, in order, never an exception.
+
+        A result either is the model's (fact-checked) analysis, or the job's
+        rule analysis with ``llm_error`` saying why the model's is missing.
+        """
+        if not jobs:
+            return []
+        return asyncio.run(self._analyse_all(jobs, on_done))
+
+    async def _analyse_all(
+        self, jobs: Sequence[LlmJob], on_done: Callable[[int, int], None] | None
+    ) -> list[Analysis]:
+        client = ChatClient(
+            self.cfg.base_url,
+            self.cfg.model,
+            api_key=self.cfg.api_key(),
+            api_key_env=self.cfg.api_key_env,
+            timeout=self.cfg.timeout,
+            max_retries=self.cfg.max_retries,
+            concurrency=self.cfg.concurrency,
+            temperature=self.cfg.temperature,
+        )
+        gate = asyncio.Semaphore(self.cfg.concurrency)
+        done = 0
+
+        async def one(job: LlmJob) -> Analysis:
+            nonlocal done
+            async with gate:
+                result = await self._analyse(client, job)
+            done += 1
+            if on_done is not None:
+                on_done(done, len(jobs))
+            return result
+
+        try:
+            return list(await asyncio.gather(*(one(j) for j in jobs)))
+        finally:
+            await client.aclose()
+
+    # -- one commit -------------------------------------------------------
+
+    async def _analyse(self, client: ChatClient, job: LlmJob) -> Analysis:
+        attempt = _Attempt(
+            depth="short" if job.rules.importance is Importance.LOW else "full",
+            max_tokens=self._output_tokens(job.rules.importance),
+            diff_budget=0,
+        )
+        try:
+            answer, unseen = await self._ask(client, job, attempt)
+        except LlmError as exc:
+            return _with_error(job.rules, self._fail_text(exc), attempt.usage)
+        evidence = _evidence(job)
+        checked, unsupported = factcheck.check(answer, evidence, self.lang)
+        return self._to_analysis(job, checked, unsupported, unseen, attempt.usage)
+
+    def _output_tokens(self, importance: Importance) -> int:
+        if importance is Importance.LOW:
+            return min(SHORT_OUTPUT_TOKENS, self.cfg.max_output_tokens)
+        return self.cfg.max_output_tokens
+
+    def _fail_text(self, exc: LlmError) -> str:
+        prefix = "LLM 分析失败" if self.lang == "zh" else "LLM analysis failed"
+        return f"{prefix}: {exc}"
+
+    async def _ask(
+        self, client: ChatClient, job: LlmJob, at: _Attempt
+    ) -> tuple[ShortAnswer | FullAnswer, tuple[str, ...]]:
+        """Request, validate and, when needed, repair or re-request one answer."""
+        patches = split_patch(job.patch, job.facts.files)
+        length_retries = 0
+        repaired = False
+        escalated = False
+        repair_messages: list[dict[str, str]] = []
+        while True:
+            model = ShortAnswer if at.depth == "short" else FullAnswer
+            schema = response_schema(model)
+            base = self._messages(job, at, schema, client.json_schema_supported, diff=None)
+            overhead = sum(estimate_tokens(m["content"]) for m in base)
+            room = self.cfg.context_tokens - at.max_tokens - overhead - PROMPT_MARGIN
+            if at.diff_budget == 0 or at.diff_budget > room:
+                at.diff_budget = max(0, room)
+            packed = pack_diff(patches, at.diff_budget)
+            unseen = tuple(f"{p} ({why})" for p, why in packed.unseen) + tuple(
+                f"{p} (clipped)" for p in packed.clipped
+            )
+            if job.patch_cut:
+                unseen += ("… (diff too large: read partially)",)
+            messages = (
+                self._messages(job, at, schema, client.json_schema_supported, diff=packed)
+                + repair_messages
+            )
+            estimate = sum(estimate_tokens(m["content"]) for m in messages) + at.max_tokens
+            if not self.meter.reserve(estimate):
+                raise BudgetExhausted(
+                    "token budget of this run is used up"
+                    if self.lang == "en"
+                    else "本次运行的 token 预算已用完"
+                )
+            try:
+                reply = await client.complete(
+                    messages,
+                    max_tokens=at.max_tokens,
+                    schema_name="commit_analysis",
+                    schema=schema,
+                )
+            except SchemaRejected:
+                self.meter.settle(estimate, 0, 0)
+                continue
+            except LlmError:
+                self.meter.settle(estimate, 0, 0)
+                raise
+            self.meter.settle(estimate, reply.prompt_tokens, reply.completion_tokens)
+            at.usage[0] += reply.prompt_tokens
+            at.usage[1] += reply.completion_tokens
+            if reply.finish_reason == "length":
+                length_retries += 1
+                if length_retries > MAX_LENGTH_RETRIES:
+                    raise LlmError(
+                        f"answer truncated (finish_reason=length) {length_retries} times;"
+                        " raise max_output_tokens"
+                    )
+                ceiling = max(self.cfg.max_output_tokens * 2, 4096)
+                if at.max_tokens * 2 <= ceiling:
+                    at.max_tokens *= 2
+                else:
+                    at.diff_budget //= 2
+                repair_messages = []
+                continue
+            try:
+                answer = model.model_validate_json(_strip_fence(reply.content))
+            except ValidationError as exc:
+                if repaired:
+                    raise LlmError(f"invalid JSON after one repair: {_first_error(exc)}") from None
+                repaired = True
+                repair_messages = [
+                    {"role": "assistant", "content": reply.content[:4000]},
+                    {"role": "user", "content": _repair_prompt(self.lang, _first_error(exc))},
+                ]
+                continue
+            if at.depth == "short" and answer.importance is not Importance.LOW and not escalated:
+                # The model thinks it matters more than the rules did: ask for
+                # the full analysis a medium or high commit deserves.
+                escalated = True
+                at.depth = "full"
+                at.max_tokens = self.cfg.max_output_tokens
+                at.diff_budget = 0
+                repair_messages = []
+                continue
+            return answer, unseen
+
+    def _messages(
+        self,
+        job: LlmJob,
+        at: _Attempt,
+        schema: dict[str, Any],
+        native_schema: bool,
+        diff: Any,
+    ) -> list[dict[str, str]]:
+        nonce = hashlib.sha256(f"repoherald:{job.commit.sha}".encode()).hexdigest()[:16]
+        env = _env()
+        system = env.get_template("system.j2").render(
+            lang=self.lang,
+            repo=job.repo,
+            nonce=nonce,
+            schema_in_prompt=not native_schema,
+            schema=dumps_schema(schema),
+        )
+        user = env.get_template("user.j2").render(
+            lang=self.lang,
+            nonce=nonce,
+            depth=at.depth,
+            title=_EMAIL.sub("<email>", job.commit.title),
+            author=job.commit.author.name,
+            pr=job.facts.pr_number,
+            message=clean_message(job.commit.body),
+            facts=job.facts,
+            rules=job.rules,
+            api=", ".join(f"{a.change} {a.name} ({a.path})" for a in job.facts.api_changes[:30]),
+            deps=", ".join(
+                f"{d.name} {d.old or '-'} -> {d.new or '-'}"
+                for d in job.facts.dependency_changes[:30]
+            ),
+            unseen=list(diff.unseen) if diff is not None else [],
+            diff=diff.text if diff is not None else "",
+        )
+        return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    def _to_analysis(
+        self,
+        job: LlmJob,
+        answer: ShortAnswer | FullAnswer,
+        unsupported: list[factcheck.Unsupported],
+        unseen: tuple[str, ...],
+        usage: list[int],
+    ) -> Analysis:
+        rules = job.rules
+        changed = (answer.change_type, answer.importance) != (rules.change_type, rules.importance)
+        verdict = ""
+        if changed:
+            verdict = (
+                f"{type_label(self.lang, rules.change_type)} / "
+                f"{importance_label(self.lang, rules.importance)}"
+            )
+        label = "模型判断" if self.lang == "zh" else "Model"
+        reasons = (*rules.reasons, f"{label}: {answer.judgement_reason}")
+        if isinstance(answer, FullAnswer):
+            impact = tuple(answer.impact)
+            insights = answer.insights.model_dump()
+            risks = tuple(Risk(r.risk, r.detail, r.mitigation) for r in answer.risks)
+            recommendations = tuple(answer.recommendations)
+        else:
+            impact, insights, risks, recommendations = rules.impact, {}, (), rules.recommendations
+        return Analysis(
+            analyser=self.name,
+            change_type=answer.change_type,
+            importance=answer.importance,
+            reasons=reasons,
+            summary=answer.summary,
+            impact=impact,
+            insights=insights,
+            risks=risks,
+            recommendations=recommendations,
+            description=rules.description,
+            usage=(usage[0], usage[1]),
+            unverified=tuple(f"{u.field}: {u.claim} ({u.action})" for u in unsupported),
+            unseen_files=unseen,
+            rule_verdict=verdict,
+        )
+
+
+def _with_error(rules: Analysis, message: str, usage: list[int]) -> Analysis:
+    return replace(rules, llm_error=message, usage=(usage[0], usage[1]))
+
+
+def _evidence(job: LlmJob) -> factcheck.Evidence:
+    paths = {f.path for f in job.facts.files} | {f.old_path for f in job.facts.files if f.old_path}
+    text = f"{job.commit.message}\n{job.patch}"
+    figures = (
+        f"{job.facts.files_changed} files +{job.facts.added}/-{job.facts.deleted} "
+        f"+{job.facts.added}/−{job.facts.deleted} {job.facts.added} {job.facts.deleted}"
+    )
+    deps = " ".join(f"{d.old or ''} {d.new or ''}" for d in job.facts.dependency_changes)
+    return factcheck.Evidence(
+        paths=frozenset(paths),
+        text=text,
+        numbers_text=f"{text}\n{figures}\n{deps}\n{job.facts.pr_number or ''}",
+    )
+
+
+def _strip_fence(content: str) -> str:
+    """Accept an answer wrapped in one Markdown code fence (some servers add it)."""
+    text = content.strip()
+    m = re.fullmatch(r"```(?:json)?\s*\n(.*)\n```", text, re.S)
+    return m.group(1) if m else text
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return str(exc)[:200]
+    err = errors[0]
+    where = ".".join(str(p) for p in err["loc"]) or "(document)"
+    return f"{where}: {err['msg']}"[:300]
+
+
+def _repair_prompt(lang: str, error: str) -> str:
+    if lang == "zh":
+        return f"上面的回答不是有效的 JSON 或不符合 Schema（{error}）。请只输出修正后的 JSON 对象。"
+    return (
+        f"The answer above is not valid JSON for the schema ({error}). "
+        "Reply with the corrected JSON object only."
+    )
+
+
+def usage_json(meter: Meter) -> dict[str, int]:
+    """The run's token usage for the JSON twin."""
+    return {
+        "requests": meter.requests,
+        "prompt_tokens": meter.prompt_tokens,
+        "completion_tokens": meter.completion_tokens,
+    }
