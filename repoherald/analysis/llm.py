@@ -180,7 +180,9 @@ class LlmAnalyser:
             return _with_error(job.rules, self._fail_text(exc), attempt.usage)
         evidence = _evidence(job)
         checked, unsupported = factcheck.check(answer, evidence, self.lang)
-        return self._to_analysis(job, checked, unsupported, unseen, attempt.usage)
+        checked = _bound_verdict(checked, job)
+        analysis = self._to_analysis(job, checked, unsupported, unseen, attempt.usage)
+        return _mark_alarms(analysis, job.commit.message, self.lang)
 
     def _output_tokens(self, importance: Importance) -> int:
         if importance is Importance.LOW:
@@ -330,8 +332,8 @@ class LlmAnalyser:
                 f"{type_label(self.lang, rules.change_type)} / "
                 f"{importance_label(self.lang, rules.importance)}"
             )
-        label = "模型判断" if self.lang == "zh" else "Model"
-        reasons = (*rules.reasons, f"{label}: {answer.judgement_reason}")
+        label = "模型判断：" if self.lang == "zh" else "Model: "
+        reasons = (*rules.reasons, f"{label}{answer.judgement_reason}")
         if isinstance(answer, FullAnswer):
             impact = tuple(answer.impact)
             insights = answer.insights.model_dump()
@@ -355,6 +357,70 @@ class LlmAnalyser:
             unseen_files=unseen,
             rule_verdict=verdict,
         )
+
+
+_LOW_ONLY_KINDS = ("docs", "tests", "ci", "bench")
+_ALARM = re.compile(
+    r"\b(hack(ed|ers?)?|compromised?|backdoor(ed)?|malware|malicious|breach(ed)?|"
+    r"exploit(ed)?|trojan)\b|被黑|入侵|后门|恶意|攻破|泄露",
+    re.I,
+)
+
+
+def _bound_verdict(answer: ShortAnswer | FullAnswer, job: LlmJob) -> ShortAnswer | FullAnswer:
+    """The facts cap what the model may claim.
+
+    A commit that only touches docs, tests, CI or benchmarks cannot change
+    what downstream code runs, whatever its text says, so the model cannot
+    raise it above low or give it another type than the files show. This is
+    also what a prompt injected into such a diff would try first.
+    """
+    if job.facts.only(*_LOW_ONLY_KINDS):
+        return answer.model_copy(
+            update={"importance": Importance.LOW, "change_type": job.rules.change_type}
+        )
+    return answer
+
+
+def _mark_alarms(analysis: Analysis, message: str, lang: str) -> Analysis:
+    """Mark claims of a security incident that the author's message does not make.
+
+    Words such as "hacked" or "backdoor" inside a diff are data; a report
+    may only repeat such a claim when the commit's own message states it.
+    """
+    if _ALARM.search(message):
+        return analysis
+    marker = factcheck.MARKERS["zh" if lang.startswith("zh") else "en"][0]
+    found: list[str] = []
+
+    def mark(text: str, where: str) -> str:
+        def sub(m: re.Match[str]) -> str:
+            found.append(f"{where}: {m.group(0)} (marked)")
+            return m.group(0) + marker
+
+        return _ALARM.sub(sub, text)
+
+    marked = replace(
+        analysis,
+        summary=mark(analysis.summary, "summary"),
+        reasons=tuple(mark(r, "judgement_reason") for r in analysis.reasons),
+        impact=tuple(mark(x, f"impact[{i}]") for i, x in enumerate(analysis.impact)),
+        insights={k: mark(v, f"insights.{k}") for k, v in analysis.insights.items()},
+        risks=tuple(
+            Risk(
+                mark(r.risk, f"risks[{i}]"),
+                mark(r.detail, f"risks[{i}]"),
+                mark(r.mitigation, f"risks[{i}]"),
+            )
+            for i, r in enumerate(analysis.risks)
+        ),
+        recommendations=tuple(
+            mark(x, f"recommendations[{i}]") for i, x in enumerate(analysis.recommendations)
+        ),
+    )
+    if not found:
+        return analysis
+    return replace(marked, unverified=analysis.unverified + tuple(found))
 
 
 def _with_error(rules: Analysis, message: str, usage: list[int]) -> Analysis:
