@@ -98,7 +98,7 @@ def answer_for(body: dict[str, Any], **over: Any) -> dict[str, Any]:
                     "detail": "New code path.",
                     "mitigation": "Run the tests downstream.",
                 }
-            ],  # fmt: skip
+            ],
             "recommendations": ["Review the new function."],
         }
     answer |= over
