@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+import httpx
 import jinja2
 from pydantic import ValidationError
 
@@ -155,7 +156,14 @@ class LlmAnalyser:
         async def one(job: LlmJob) -> Analysis:
             nonlocal done
             async with gate:
-                result = await self._analyse(client, job)
+                try:
+                    result = await self._analyse(client, job)
+                except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+                    # A bug or a surprise on one commit must not cost the
+                    # others: this one keeps its rule analysis, marked.
+                    result = _with_error(
+                        job.rules, self._fail_text(LlmError(f"{type(exc).__name__}: {exc}")), [0, 0]
+                    )
             done += 1
             if on_done is not None:
                 on_done(done, len(jobs))
