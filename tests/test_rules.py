@@ -135,3 +135,20 @@ def test_describe_strips_template_trailers_and_addresses() -> None:
     assert "@" not in text.replace("<email>", "")
     long = describe("word " * 200)
     assert long.endswith("…") and len(long) <= 281
+
+
+def test_security_prose_in_a_description_does_not_raise() -> None:
+    files = [("src/app/a.py", M, 20, 5)]
+    _, casual = _analyse("Add a cache\n\nThis has no security impact at all.", files)
+    assert casual.importance is Importance.MEDIUM, casual.reasons
+    _, cve = _analyse("Update the parser\n\nFixes CVE-2026-12345 in header parsing.", files)
+    assert cve.importance is Importance.HIGH, cve.reasons
+
+
+def test_a_title_word_alone_does_not_make_a_code_change_a_test_change() -> None:
+    mostly_code = [("src/app/a.py", M, 300, 20), ("tests/test_a.py", M, 10, 0)]
+    _, analysis = _analyse("Rework the scheduler and its tests", mostly_code)
+    assert analysis.change_type is not ChangeType.TESTS, analysis.reasons
+    mostly_tests = [("src/app/a.py", M, 2, 1), ("tests/test_a.py", M, 200, 0)]
+    _, analysis = _analyse("Rework the scheduler tests", mostly_tests)
+    assert analysis.change_type is ChangeType.TESTS, analysis.reasons

@@ -123,6 +123,7 @@ _SECURITY = re.compile(
     r"privilege|sandbox escape|rce)\b",
     re.I,
 )
+_CVE = re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.I)
 _BREAKING = re.compile(r"\b(breaking|backward[- ]incompatible|incompatible change)\b", re.I)
 _REMOVAL = re.compile(
     r"^\s*(remove[sd]?|drop(s|ped)?|delete[sd]?|deprecate[sd]?)\b.*\b(deprecated|support|feature|"
@@ -201,8 +202,13 @@ class RuleAnalyser:
                 continue
             # A word like "test" or "build" in the title only counts when the
             # commit touches files of that kind; otherwise it is just a word.
+            # A dependency bump is real whenever a manifest changed; for the
+            # other kinds, most of the change must be in such files.
             needs = _KEYWORD_NEEDS.get(ctype)
-            if needs and not any(facts.kinds.get(k) for k in needs):
+            if needs and ctype is ChangeType.DEPENDENCIES:
+                if not any(facts.kinds.get(k) for k in needs):
+                    continue
+            elif needs and _share(facts, needs) < 0.5:
                 continue
             return ctype, m["t_keyword"].format(word=hit.group(0).lower())
         if facts.only("docs", "tests", "ci", "bench"):
@@ -288,7 +294,9 @@ class RuleAnalyser:
         sev = _SEVERITY.search(title)
         if sev and ctype not in (ChangeType.FEATURE, ChangeType.PERFORMANCE):
             raises.append(m["r_severity"].format(word=sev.group(0).lower()))
-        sec = _SECURITY.search(commit.message)
+        # Security raises from the title, or from a CVE id anywhere: prose in a
+        # long description mentions "security" far too casually to count.
+        sec = _SECURITY.search(title) or _CVE.search(commit.message)
         if sec and not sev:
             raises.append(m["r_security"].format(word=sec.group(0).lower()))
         if facts.breaking_marker or _BREAKING.search(title):
@@ -546,6 +554,16 @@ class RuleAnalyser:
         if facts.areas:
             recs.append(m["rec_areas"].format(areas=_names(facts.areas, limit=3, code=False)))
         return list(dict.fromkeys(recs))[:5]
+
+
+def _share(facts: Facts, kinds: tuple[str, ...]) -> float:
+    """Fraction of the commit's changed lines (files, when no lines) in files of ``kinds``."""
+    total = sum(f.added + f.deleted for f in facts.files)
+    if total == 0:
+        hits = sum(1 for f in facts.files if file_kind(f.path) in kinds)
+        return hits / len(facts.files) if facts.files else 0.0
+    part = sum(f.added + f.deleted for f in facts.files if file_kind(f.path) in kinds)
+    return part / total
 
 
 def _area_for(facts: Facts, path: str) -> str:
