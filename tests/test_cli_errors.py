@@ -248,13 +248,17 @@ def test_in_process_main_exits_with_status(
 
 
 def _make_unwritable(path: Path, request: pytest.FixtureRequest) -> None:
-    """Make ``path`` (a directory) unwritable even for root; skip if impossible."""
+    """Make ``path`` (a directory) unwritable even for root (chattr +i when running as root).
+
+    This fails rather than skips where it cannot be done: a skipped test would
+    hide that atomic writes went unchecked.
+    """
     path.chmod(0o555)
     request.addfinalizer(lambda: path.chmod(0o755))
     if os.access(path, os.W_OK):  # root ignores permission bits
         proc = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
         if proc.returncode != 0:
-            pytest.skip("cannot make a directory read-only here (root without chattr)")
+            pytest.fail(f"cannot make {path} read-only as root: chattr +i failed: {proc.stderr!r}")
         request.addfinalizer(
             lambda: subprocess.run(["chattr", "-i", str(path)], capture_output=True, check=False)
         )
@@ -264,7 +268,7 @@ def _make_unwritable(path: Path, request: pytest.FixtureRequest) -> None:
     except OSError:
         return
     probe.unlink()
-    pytest.skip("the directory stayed writable")
+    pytest.fail(f"{path} stayed writable: this test cannot check unwritable output here")
 
 
 def _leftovers(out: Path) -> list[Path]:
