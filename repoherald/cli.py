@@ -189,6 +189,11 @@ def report(
         f"{len(result.days)} report(s), {result.commits} commits "
         f"({result.analysed} analysed, {result.cached} from cache)"
     )
+    if settings.llm is not None:
+        summary += (
+            f"; LLM: {result.llm_requests} requests, {result.llm_tokens[0]} prompt +"
+            f" {result.llm_tokens[1]} completion tokens"
+        )
     click.echo(summary, err=True)
     if not result.ok:
         sys.exit(1)

@@ -107,6 +107,9 @@ class RunResult:
     failures: list[str]
     analysed: int
     cached: int
+    llm_requests: int = 0
+    llm_tokens: tuple[int, int] = (0, 0)
+    """Prompt and completion tokens this run spent (cached analyses cost nothing)."""
 
     @property
     def ok(self) -> bool:
@@ -488,4 +491,6 @@ def _report_days(
         failures=failures,
         analysed=sum(st.analysed for st in states),
         cached=sum(st.cached for st in states),
+        llm_requests=llm.meter.requests if llm else 0,
+        llm_tokens=(llm.meter.prompt_tokens, llm.meter.completion_tokens) if llm else (0, 0),
     )

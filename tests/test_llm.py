@@ -324,6 +324,7 @@ def test_key_comes_from_env_and_never_leaks(tmp_path: Path) -> None:
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         assert server.chat_requests[0].headers["authorization"] == f"Bearer {secret}"
+        assert "LLM: 1 requests" in proc.stderr, "the run's cost is printed"
     leaked = [p for p in tmp_path.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     assert not leaked and secret not in proc.stdout + proc.stderr
 
