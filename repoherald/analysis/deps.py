@@ -41,10 +41,12 @@ _LOCKFILES = frozenset(
         "Pipfile.lock",
         "Cargo.lock",
         "go.sum",
+        "bun.lockb",
     }
 )
 """Generated files: they count as dependency changes but are not itemised,
 because a single bump rewrites hundreds of transitive entries."""
+_LOCKFILES_LOWER = frozenset(n.lower() for n in _LOCKFILES)
 
 
 class _MalformedError(Exception):
@@ -58,6 +60,12 @@ _PARSE_ERRORS = (
     configparser.Error,
     RecursionError,  # absurdly nested JSON or TOML; our own code never recurses
 )
+
+
+def is_lockfile(path: str) -> bool:
+    """True for generated lock files (``poetry.lock``, ``go.sum``, any ``*.lock``…)."""
+    name = PurePosixPath(path).name
+    return name in _LOCKFILES or name.lower() in _LOCKFILES_LOWER or name.endswith(".lock")
 
 
 def is_manifest(path: str) -> bool:

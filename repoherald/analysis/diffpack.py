@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import PurePosixPath
 
+from repoherald.analysis.deps import is_lockfile
 from repoherald.analysis.facts import file_kind
 from repoherald.models import FileChange, FileStatus
 
@@ -274,19 +275,6 @@ def split_patch(patch: str, files: Sequence[FileChange]) -> list[FilePatch]:
 
 # -- what not to show ------------------------------------------------------------
 
-_LOCK_NAMES = frozenset(
-    {
-        "poetry.lock",
-        "package-lock.json",
-        "npm-shrinkwrap.json",
-        "yarn.lock",
-        "pnpm-lock.yaml",
-        "uv.lock",
-        "cargo.lock",
-        "go.sum",
-        "bun.lockb",
-    }
-)
 _GENERATED_SUFFIXES = (
     "_pb2.py",
     "_pb2.pyi",
@@ -319,7 +307,7 @@ def _skip_reason(fp: FilePatch) -> str | None:
     lower = fp.path.lower()
     p = PurePosixPath(lower)
     dirs = set(p.parts[:-1])
-    if p.name in _LOCK_NAMES or p.name.endswith(".lock"):
+    if is_lockfile(fp.path):
         return "lock"
     if "generated" in lower or lower.endswith(_GENERATED_SUFFIXES) or dirs & _GENERATED_DIRS:
         return "generated"
