@@ -338,8 +338,9 @@ def run(
         run_id = store.start_run(command)
         try:
             result = _run(settings, store, progress, on_llm)
-        except BaseException:
-            store.finish_run(run_id, "error", 0, 0, ["run aborted"])
+        except BaseException as exc:
+            # Record why in the run log, then let the CLI report it.
+            store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
             raise
         status = "ok" if result.ok else "failed"
         store.finish_run(run_id, status, result.commits, result.analysed, result.failures)

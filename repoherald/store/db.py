@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -80,6 +81,17 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """All or nothing: a failure (or Ctrl-C) leaves the store as it was, then re-raises."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
     def migrate(self) -> list[int]:
         """Apply the migrations that have not run yet; return their numbers."""
         c = self.conn
@@ -98,8 +110,7 @@ class Store:
         for number, name, sql in MIGRATIONS:
             if number in done:
                 continue
-            c.execute("BEGIN IMMEDIATE")
-            try:
+            with self._transaction():
                 for statement in sql.split(";"):
                     if statement.strip():
                         c.execute(statement)
@@ -107,10 +118,6 @@ class Store:
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                     (number, name, _now()),
                 )
-                c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
             applied.append(number)
         return applied
 
@@ -148,8 +155,7 @@ class Store:
         """Store commits, their file changes, facts and analyses in one transaction."""
         c = self.conn
         n = 0
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             for commit, facts, analysis in items:
                 c.execute(
                     "INSERT OR REPLACE INTO commits (sha, data) VALUES (?, ?)",
@@ -188,10 +194,6 @@ class Store:
                     (commit.sha, analysis.analyser, _dumps(analysis), _now()),
                 )
                 n += 1
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         return n
 
     def load_analyses(self, shas: Sequence[str], analyser: str) -> dict[str, Analysis]:
@@ -210,18 +212,12 @@ class Store:
 
     def save_analyses(self, items: Iterable[tuple[str, Analysis]]) -> None:
         """Cache analyses keyed by (commit SHA, analyser identity)."""
-        c = self.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
-            c.executemany(
+        with self._transaction():
+            self.conn.executemany(
                 "INSERT OR REPLACE INTO analyses (sha, analyser, data, created_at)"
                 " VALUES (?, ?, ?, ?)",
                 [(sha, a.analyser, _dumps(a), _now()) for sha, a in items],
             )
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
 
     # -- runs -------------------------------------------------------------
 
