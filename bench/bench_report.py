@@ -57,7 +57,7 @@ from repoherald.analysis.facts import FactsExtractor
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import Settings, build_settings
 from repoherald.pipeline import RunResult
-from repoherald.sources.git import GitRepo
+from repoherald.sources.git.repo import GitRepo
 from repoherald.store.db import Store
 
 TZ = "Asia/Shanghai"

@@ -18,8 +18,8 @@ a section header or a note, and paths are escaped so a file name cannot break
 a header line. The caller delimits the whole text in its prompt.
 
 Nothing here reads git or the network: it works on the text of
-:meth:`repoherald.sources.git.GitRepo.patch` and the file list of
-:meth:`~repoherald.sources.git.GitRepo.diff_first_parent`.
+:meth:`repoherald.sources.git.repo.GitRepo.patch` and the file list of
+:meth:`~repoherald.sources.git.repo.GitRepo.diff_first_parent`.
 """
 
 from __future__ import annotations

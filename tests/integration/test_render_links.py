@@ -22,7 +22,7 @@ from repoherald.config import build_settings
 from repoherald.pipeline import run
 from repoherald.render.slug import Slugger
 
-SAMPLE = Path(__file__).parent / "data" / "shapes-2026-08-17_22.jsonl"
+SAMPLE = Path(__file__).parents[1] / "data" / "shapes-2026-08-17_22.jsonl"
 DAYS = [date(2026, 8, d) for d in range(17, 23)]
 
 

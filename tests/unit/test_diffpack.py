@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from repoherald.analysis.diffpack import (
+from repoherald.llm.diffpack import (
     FilePatch,
     PackedDiff,
     estimate_tokens,
@@ -26,7 +26,7 @@ from repoherald.analysis.diffpack import (
     split_patch,
 )
 from repoherald.models import Commit, FileChange, FileStatus
-from repoherald.sources.git import GitRepo, open_local
+from repoherald.sources.git.repo import GitRepo, open_local
 from tests.gitfixture import GitFixture
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from repoherald.analysis.factcheck import MARKERS, Evidence, Unsupported, check
-from repoherald.analysis.llm_schema import FullAnswer, LlmInsights, LlmRisk, ShortAnswer
+from repoherald.llm.factcheck import MARKERS, Evidence, Unsupported, check
+from repoherald.llm.schema import FullAnswer, LlmInsights, LlmRisk, ShortAnswer
 from repoherald.models import ChangeType, Importance
 
 MESSAGE = """[Spec Decode] Fix EAGLE draft KV cache reuse (#21034)

@@ -36,7 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from repoherald.analysis.llm_schema import FullAnswer, LlmInsights, ShortAnswer
+from repoherald.llm.schema import FullAnswer, LlmInsights, ShortAnswer
 
 __all__ = ["MARKERS", "Evidence", "Unsupported", "check"]
 

@@ -25,12 +25,12 @@ import httpx
 import jinja2
 from pydantic import ValidationError
 
-from repoherald.analysis import factcheck
-from repoherald.analysis.diffpack import estimate_tokens, pack_diff, split_patch
-from repoherald.analysis.llm_client import ChatClient, LlmError, SchemaRejected, dumps_schema
-from repoherald.analysis.llm_schema import FullAnswer, ShortAnswer, response_schema
 from repoherald.config import LlmSettings
 from repoherald.i18n import importance_label, type_label
+from repoherald.llm import factcheck
+from repoherald.llm.client import ChatClient, LlmError, SchemaRejected, dumps_schema
+from repoherald.llm.diffpack import estimate_tokens, pack_diff, split_patch
+from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
 from repoherald.models import Analysis, Commit, Facts, Importance, Risk
 
 PROMPT_VERSION = "1"
@@ -49,7 +49,7 @@ _EMAIL = re.compile(r"<?[\w.+-]+@[\w-]+(\.[\w-]+)+>?")
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("repoherald", "analysis/prompts"),
+        loader=jinja2.PackageLoader("repoherald", "llm/prompts"),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=False,

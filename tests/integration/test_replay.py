@@ -14,7 +14,7 @@ import pytest
 
 from bench.replay import BASELINE_TITLE, build_repo, load_shapes
 
-SAMPLE_SHAPES = Path(__file__).parent / "data" / "shapes-2026-08-17_22.jsonl"
+SAMPLE_SHAPES = Path(__file__).parents[1] / "data" / "shapes-2026-08-17_22.jsonl"
 
 
 SEP = "\x1e"

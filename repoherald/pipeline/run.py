@@ -21,10 +21,10 @@ from zoneinfo import ZoneInfo
 
 from repoherald import __version__
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
-from repoherald.analysis.llm import LlmAnalyser, LlmJob
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import RepoConfig, Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
+from repoherald.llm.analyser import LlmAnalyser, LlmJob
 from repoherald.models import (
     Analysis,
     ChangeType,
@@ -36,10 +36,10 @@ from repoherald.models import (
     Importance,
     RepoSection,
 )
-from repoherald.publish.file import report_path, safe_component, write_atomic
+from repoherald.publish.archive import report_path, safe_component, write_atomic
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import build_view, render_markdown
-from repoherald.sources import git
+from repoherald.sources.git import repo as git
 from repoherald.store.db import Store
 
 log = logging.getLogger("repoherald")

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from repoherald.analysis.llm_schema import FullAnswer, ShortAnswer, response_schema
+from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
 from tests.llm_server import (
     FakeLLM,
     Reply,
