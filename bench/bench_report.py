@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import functools
 import gc
-import inspect
 import json
 import pstats
 import re
@@ -43,8 +41,6 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -53,12 +49,10 @@ from zoneinfo import ZoneInfo
 
 from bench.replay import DEFAULT_SHAPES, build_repo, load_shapes
 from repoherald import pipeline
-from repoherald.analysis.facts import FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import Settings, build_settings
 from repoherald.pipeline import RunResult
-from repoherald.sources.git.repo import GitRepo
-from repoherald.store.db import Store
+from repoherald.pipeline.events import STAGES as PIPELINE_STAGES
+from repoherald.pipeline.events import Event
 
 TZ = "Asia/Shanghai"
 LANG = "zh"
@@ -69,33 +63,7 @@ CACHE_SPEEDUP_TARGET = 10.0
 MEMORY_RATIO_TARGET = 1.5
 MEMORY_DAYS = (1, 7, 30)
 
-# (stage, owner, attribute): the package functions timed by the instrumented
-# run.  Time is *exclusive*: a timed function called from another timed
-# function (``read_blob`` inside ``FactsExtractor.extract``) is counted in its
-# own stage only.
-STAGE_TARGETS: tuple[tuple[str, Any, str], ...] = (
-    ("git", pipeline, "_open_repo"),
-    ("git", pipeline, "_walk"),
-    ("git", GitRepo, "default_branch"),
-    ("git", GitRepo, "resolve_branch"),
-    ("git", GitRepo, "read_commits"),
-    ("git", GitRepo, "diff_first_parent"),
-    ("git", GitRepo, "blob_sizes"),
-    ("git", GitRepo, "read_blob"),
-    ("git", GitRepo, "close"),
-    ("sqlite", Store, "open"),
-    ("sqlite", Store, "load"),
-    ("sqlite", Store, "save"),
-    ("sqlite", Store, "start_run"),
-    ("sqlite", Store, "finish_run"),
-    ("sqlite", Store, "close"),
-    ("facts", FactsExtractor, "extract"),
-    ("rules", RuleAnalyser, "analyse"),
-    ("render", pipeline, "render_markdown"),
-    ("render", pipeline, "render_json"),
-    ("write", pipeline, "write_atomic"),
-)
-STAGES = ("git", "sqlite", "facts", "rules", "render", "write")
+STAGES = PIPELINE_STAGES
 
 # Runs in a fresh interpreter to measure peak RSS; prints one JSON line.
 # The peak is VmHWM from /proc/self/status, read by the child itself.  Neither
@@ -258,68 +226,25 @@ def timed_run(label: str, settings: Settings) -> Timed:
 
 
 class StageClock:
-    """Exclusive wall time per stage, collected by wrapping package functions."""
+    """Wall time per stage, summed from the pipeline's own stage events (no patching)."""
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
-        self.by_target: dict[str, float] = defaultdict(float)
         self.calls: Counter[str] = Counter()
-        self._nested: list[float] = []
 
-    def wrap(self, stage: str, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """``fn`` timed into ``stage``; time spent in nested timed calls is subtracted."""
-        clock = self
-
-        @functools.wraps(fn)
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            clock._nested.append(0.0)
-            t0 = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                elapsed = time.perf_counter() - t0
-                own = elapsed - clock._nested.pop()
-                clock.seconds[stage] += own
-                clock.by_target[name] += own
-                clock.calls[name] += 1
-                if clock._nested:
-                    clock._nested[-1] += elapsed
-
-        return timed
-
-    @contextmanager
-    def installed(self) -> Iterator[list[str]]:
-        """Patch :data:`STAGE_TARGETS` for the duration; yields targets not found."""
-        saved: list[tuple[Any, str, Any]] = []
-        missing: list[str] = []
-        try:
-            for stage, owner, attr in STAGE_TARGETS:
-                name = f"{getattr(owner, '__name__', owner)}.{attr}".removeprefix("repoherald.")
-                try:
-                    raw = inspect.getattr_static(owner, attr)
-                except AttributeError:
-                    missing.append(name)
-                    continue
-                if isinstance(raw, classmethod):
-                    patched: Any = classmethod(self.wrap(stage, name, raw.__func__))
-                elif isinstance(raw, staticmethod):
-                    patched = staticmethod(self.wrap(stage, name, raw.__func__))
-                else:
-                    patched = self.wrap(stage, name, raw)
-                saved.append((owner, attr, raw))
-                setattr(owner, attr, patched)
-            yield missing
-        finally:
-            for owner, attr, raw in reversed(saved):
-                setattr(owner, attr, raw)
+    def __call__(self, event: Event) -> None:
+        if event.kind == "end":
+            self.seconds[event.stage] += event.seconds
+            self.calls[event.stage] += 1
 
 
-def staged_run(label: str, settings: Settings) -> tuple[Timed, StageClock, list[str]]:
-    """A timed run with :class:`StageClock` installed."""
+def staged_run(label: str, settings: Settings) -> tuple[Timed, StageClock]:
+    """A timed run whose stage events are summed by a :class:`StageClock`."""
     clock = StageClock()
-    with clock.installed() as missing:
-        timed = timed_run(label, settings)
-    return timed, clock, missing
+    gc.collect()
+    t0 = time.perf_counter()
+    result = pipeline.run(settings, events=clock)
+    return Timed.of(label, result, time.perf_counter() - t0), clock
 
 
 # --------------------------------------------------------------------------- comparison
@@ -424,26 +349,19 @@ def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
-def print_breakdown(title: str, run: Timed, clock: StageClock, missing: list[str]) -> None:
-    """Per-stage and per-function exclusive times of an instrumented run."""
+def print_breakdown(title: str, run: Timed, clock: StageClock) -> None:
+    """Per-stage times of a run, from the pipeline's stage events."""
     print(f"\n{title}: {run.seconds:.2f} s for {run.commits} commits")
     covered = sum(clock.seconds.values())
-    rows = [(s, clock.seconds.get(s, 0.0)) for s in STAGES]
+    rows = [(s, clock.seconds.get(s, 0.0)) for s in STAGES if clock.calls[s]]
     rows.append(("other", run.seconds - covered))
     for stage, secs in rows:
         share = 100.0 * secs / run.seconds if run.seconds else 0.0
         per = 1000.0 * secs / max(run.commits, 1)
         print(f"  {stage:<8} {secs:7.3f} s  {share:5.1f} %  {per:6.2f} ms/commit")
-    print("  by function (exclusive s, calls):")
-    for stage, owner, attr in STAGE_TARGETS:
-        name = f"{getattr(owner, '__name__', owner)}.{attr}".removeprefix("repoherald.")
-        if clock.calls[name]:
-            print(f"    {stage:<7} {name:<32} {clock.by_target[name]:7.3f}  {clock.calls[name]:6d}")
-    if missing:
-        print(f"  (not found, not timed: {', '.join(missing)})")
     print(
-        "  'other' = pipeline code between the timed functions: day windows, picking the"
-        " window's commits from the walk, Entry and DayReport building, RuleAnalyser set-up"
+        "  'other' = pipeline code between the stages: store open and run log, day windows,"
+        " bucketing the walk, Entry and DayReport building"
     )
 
 
@@ -549,15 +467,15 @@ def main(argv: list[str] | None = None) -> int:
 
         # -- stage breakdown (separate instrumented runs, fresh home)
         home_b = work / "home-staged"
-        staged_first, clock_first, missing = staged_run(
+        staged_first, clock_first = staged_run(
             "staged first run", make_settings(repo, since, until, work / "out3", home_b)
         )
-        staged_cached, clock_cached, _ = staged_run(
+        staged_cached, clock_cached = staged_run(
             "staged cached run", make_settings(repo, since, until, work / "out4", home_b)
         )
         problems += staged_first.failures + staged_cached.failures
-        print_breakdown("[1b] breakdown of a first run", staged_first, clock_first, missing)
-        print_breakdown("[2b] breakdown of a cached run", staged_cached, clock_cached, missing)
+        print_breakdown("[1b] breakdown of a first run", staged_first, clock_first)
+        print_breakdown("[2b] breakdown of a cached run", staged_cached, clock_cached)
 
         # -- 3. memory
         print("\n[3] peak RSS of a fresh Python process (first run, fresh home each):")

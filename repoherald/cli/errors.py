@@ -1,0 +1,50 @@
+"""The one place where exceptions become exit statuses and one-line messages.
+
+Exit status: 0 success, 1 a runtime failure (something could not be read,
+analysed, written or delivered), 2 a usage error, 130 interrupted. No
+traceback unless ``--debug``; every message passes through the redaction filter.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+import click
+
+from repoherald.errors import RepoheraldError
+from repoherald.redact import RedactingFilter, redact
+
+
+def fail(message: str, code: int, debug: bool) -> NoReturn:
+    """Print ``repoherald: error: <message>`` (redacted) and exit with ``code``."""
+    if debug:
+        click.echo(redact(traceback.format_exc()), err=True)
+    click.echo(f"repoherald: error: {redact(message)}", err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def fail_on_errors(debug: bool) -> Iterator[None]:
+    """Map library exceptions raised inside the block to an exit status."""
+    try:
+        yield
+    except RepoheraldError as exc:
+        fail(str(exc), exc.exit_code, debug)
+    except KeyboardInterrupt:
+        fail("interrupted", 130, debug)
+
+
+def setup_logging(debug: bool) -> None:
+    """Log to stderr, every record redacted."""
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())

@@ -1,0 +1,58 @@
+"""``repoherald report``: ad-hoc reports of one or more repositories for a day or a range."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from repoherald.cli.errors import fail_on_errors, setup_logging
+from repoherald.cli.options import common_options, day_options, llm_options
+from repoherald.cli.progress import ProgressDisplay
+from repoherald.config import build_settings
+from repoherald.pipeline.run import RunResult, run
+
+
+@click.command()
+@click.option(
+    "--repo",
+    "repos",
+    multiple=True,
+    metavar="PATH_OR_URL",
+    help="Repository to report on (repeatable). Default: [[repos]] in repoherald.toml.",
+)
+@click.option("--branch", help="Branch to follow. Default: the repository's default branch.")
+@day_options
+@click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language. Default: zh.")
+@click.option("--out", metavar="DIR", help="Archive directory. Default: ./reports.")
+@common_options
+@llm_options
+def report(repos: tuple[str, ...], debug: bool, **options: Any) -> None:
+    """Write the daily report(s) as Markdown plus a JSON twin."""
+    setup_logging(debug)
+    with fail_on_errors(debug):
+        settings = build_settings(repos=tuple(repos), debug=debug, **options)
+        with ProgressDisplay() as display:
+            result = run(settings, events=display)
+    _print_summary(result, llm=settings.llm is not None)
+    if not result.ok:
+        sys.exit(1)
+
+
+def _print_summary(result: RunResult, *, llm: bool) -> None:
+    for path in result.written:
+        if path.suffix == ".md":
+            click.echo(str(path))
+    for failure in result.failures:
+        click.echo(f"repoherald: failed: {failure}", err=True)
+    summary = (
+        f"{len(result.days)} report(s), {result.commits} commits "
+        f"({result.analysed} analysed, {result.cached} from cache)"
+    )
+    if llm:
+        summary += (
+            f"; LLM: {result.llm_requests} requests, {result.llm_tokens[0]} prompt +"
+            f" {result.llm_tokens[1]} completion tokens"
+        )
+    click.echo(summary, err=True)

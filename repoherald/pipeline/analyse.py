@@ -1,0 +1,238 @@
+"""Cache-or-compute for one repository-day, and the entries kept for commits that failed.
+
+A commit is analysed once: facts are keyed by (SHA, extractor identity), the
+rules verdict by (SHA, analyser identity), and a re-run of the same day reads
+both from the store. A commit that cannot be analysed keeps its place in the
+report, marked, and is named in the run's failures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
+from repoherald.analysis.rules import RuleAnalyser
+from repoherald.config import RepoConfig
+from repoherald.llm.analyser import LlmAnalyser, LlmJob
+from repoherald.models import Analysis, ChangeType, Commit, Entry, Facts, FileChange, Importance
+from repoherald.pipeline.events import Emitter, Event
+from repoherald.sources.base import Source
+from repoherald.store.db import Store
+
+FACTS_VERSION = "1"
+MAX_BLOB_BYTES = 1_000_000
+
+# A bug of ours on one strange commit must not cost the others.
+CONTAINED_ERRORS = (RecursionError, ValueError, KeyError, IndexError, TypeError, UnicodeError)
+
+
+class ShallowCloneError(Exception):
+    """The commit's parent was not fetched, so its changes are unknown."""
+
+    def __str__(self) -> str:
+        return "parent commit is not in this shallow clone; run `git fetch --deepen=1` and retry"
+
+
+@dataclass
+class RepoRun:
+    """One repository, open for the whole run, with its commits bucketed by day."""
+
+    config: RepoConfig
+    name: str
+    branch: str
+    web_url: str | None
+    source: Source | None = None
+    by_day: dict[date, list[str]] = field(default_factory=dict)
+    error: str | None = None
+    extractor: FactsExtractor | None = None
+    extractor_id: str = ""
+    analysed: int = 0
+    cached: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def attach_extractor(self) -> None:
+        """Facts read blobs through the source, so the API facts work for any backend."""
+        source = self.source
+        assert source is not None
+        self.extractor = FactsExtractor(
+            AreaRules(globs=self.config.areas, package_names=package_names_for(self.name)),
+            lambda oid: source.read_blob(oid, MAX_BLOB_BYTES),
+        )
+        self.extractor_id = f"facts/{FACTS_VERSION}/{_area_fingerprint(self.config, self.name)}"
+
+
+def _area_fingerprint(cfg: RepoConfig, name: str) -> str:
+    payload = json.dumps([name, [list(a) for a in cfg.areas]], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:12]
+
+
+def analyse_day(
+    state: RepoRun,
+    lang: str,
+    rules: RuleAnalyser,
+    store: Store,
+    order: list[str],
+    events: Emitter,
+) -> list[Entry]:
+    """Entries for ``order`` (first-parent order): from the cache, or analysed and cached."""
+    source, name, extractor = state.source, state.name, state.extractor
+    assert source is not None and extractor is not None
+    with events.stage("store", name):
+        cached = store.load(order, state.extractor_id, rules.name)
+    entries = {sha: Entry(*cached[sha]) for sha in order if sha in cached}
+    state.cached += len(entries)
+    missing = [sha for sha in order if sha not in cached]
+    if not missing:
+        return [entries[sha] for sha in order]
+    events.say(f"{name}: analysing {len(missing)} commits ({len(entries)} cached)", "facts", name)
+    with events.stage("source", name):
+        commits = source.read_commits(missing)
+        # A commit whose parent is absent (shallow local clone): its diff cannot
+        # be known, so it is shown, marked, rather than guessed at.
+        cut_off = [s for s in source.missing_parents(missing) if commits[s].parents]
+        for sha in cut_off:
+            entries[sha] = failed_entry(commits[sha], [], lang, ShallowCloneError())
+            state.failures.append(
+                f"{name} {sha[:7]}: parent not in this shallow clone (run: git fetch --deepen=1)"
+            )
+        missing = [sha for sha in missing if sha not in set(cut_off)]
+        diffs = source.file_changes(commits[s] for s in missing)
+    to_save = _compute(state, lang, rules, commits, diffs, missing, entries, events)
+    with events.stage("store", name):
+        store.save(name, to_save, state.extractor_id)
+    state.analysed += len(to_save)
+    return [entries[sha] for sha in order]
+
+
+def _compute(
+    state: RepoRun,
+    lang: str,
+    rules: RuleAnalyser,
+    commits: dict[str, Commit],
+    diffs: dict[str, list[FileChange]],
+    missing: list[str],
+    entries: dict[str, Entry],
+    events: Emitter,
+) -> list[tuple[Commit, Facts, Analysis]]:
+    """Facts, then the rules verdict, for each missing commit; failures are contained."""
+    extractor = state.extractor
+    assert extractor is not None
+    facts: dict[str, Facts] = {}
+    with events.stage("facts", state.name, total=len(missing)):
+        for sha in missing:
+            try:
+                facts[sha] = extractor.extract(commits[sha], diffs[sha])
+            except CONTAINED_ERRORS as exc:
+                _contain(state, lang, commits[sha], diffs[sha], exc, entries)
+    to_save: list[tuple[Commit, Facts, Analysis]] = []
+    with events.stage("rules", state.name, total=len(facts)):
+        for sha in missing:
+            if sha not in facts:
+                continue
+            try:
+                analysis = rules.analyse(commits[sha], facts[sha])
+            except CONTAINED_ERRORS as exc:
+                _contain(state, lang, commits[sha], diffs[sha], exc, entries)
+                continue
+            entries[sha] = Entry(commits[sha], facts[sha], analysis)
+            to_save.append((commits[sha], facts[sha], analysis))
+    return to_save
+
+
+def _contain(
+    state: RepoRun,
+    lang: str,
+    commit: Commit,
+    files: list[FileChange],
+    exc: BaseException,
+    entries: dict[str, Entry],
+) -> None:
+    entries[commit.sha] = failed_entry(commit, files, lang, exc)
+    state.failures.append(f"{state.name} {commit.sha[:7]}: analysis failed: {exc!r}")
+
+
+def failed_entry(commit: Commit, files: list[FileChange], lang: str, exc: BaseException) -> Entry:
+    """The entry shown for a commit that could not be analysed: its files, and why."""
+    facts = Facts(
+        files=tuple(files),
+        added=sum(f.added for f in files),
+        deleted=sum(f.deleted for f in files),
+        areas=(),
+        pr_number=None,
+        tags=(),
+        conventional_type=None,
+        conventional_scope=None,
+        breaking_marker=False,
+        is_revert=False,
+        reverted_sha=None,
+        co_authors=(),
+        kinds={},
+        api_changes=(),
+        dependency_changes=(),
+        is_merge=len(commit.parents) > 1,
+    )
+    msg = "分析失败" if lang == "zh" else "analysis failed"
+    analysis = Analysis(
+        analyser="none",
+        change_type=ChangeType.OTHER,
+        importance=Importance.MEDIUM,
+        reasons=(msg,),
+        summary=commit.title,
+        error=f"{msg}: {exc}"
+        if isinstance(exc, ShallowCloneError)
+        else f"{msg}: {type(exc).__name__}: {exc}",
+    )
+    return Entry(commit, facts, analysis)
+
+
+def deepen_with_llm(
+    llm: LlmAnalyser,
+    states: list[RepoRun],
+    per_repo: list[list[Entry]],
+    store: Store,
+    failures: list[str],
+    events: Emitter,
+) -> list[list[Entry]]:
+    """Replace rule analyses by LLM analyses: cached ones first, the rest concurrently.
+
+    Only successful LLM analyses are cached, so a failure is retried by the
+    next run; the failed commit keeps its rule analysis, marked.
+    """
+    shas = [e.commit.sha for entries in per_repo for e in entries]
+    cached = store.load_analyses(shas, llm.name)
+    jobs: list[LlmJob] = []
+    slots: list[tuple[int, int]] = []
+    for r, (st, entries) in enumerate(zip(states, per_repo, strict=True)):
+        for i, e in enumerate(entries):
+            if e.commit.sha in cached or e.analysis.error or st.source is None:
+                continue
+            patch, cut = st.source.patch(e.commit)
+            jobs.append(LlmJob(e.commit, e.facts, e.analysis, patch, cut, st.name))
+            slots.append((r, i))
+    if jobs:
+        events.say(f"LLM: analysing {len(jobs)} commits ({len(cached)} cached)", "llm")
+
+    def progress(done: int, total: int) -> None:
+        events.emit(Event("progress", "llm", done=done, total=total))
+
+    with events.stage("llm", total=len(jobs)):
+        results = llm.analyse_all(jobs, progress)
+    out = [
+        [
+            replace(e, analysis=cached[e.commit.sha]) if e.commit.sha in cached else e
+            for e in entries
+        ]
+        for entries in per_repo
+    ]
+    to_cache = []
+    for (r, i), job, analysis in zip(slots, jobs, results, strict=True):
+        out[r][i] = replace(out[r][i], analysis=analysis)
+        if analysis.llm_error:
+            failures.append(f"{job.repo} {job.commit.sha[:7]}: {analysis.llm_error}")
+        else:
+            to_cache.append((job.commit.sha, analysis))
+    store.save_analyses(to_cache)
+    return out

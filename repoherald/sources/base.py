@@ -1,0 +1,88 @@
+"""The ``Source`` protocol: where a repository's commits come from.
+
+The pipeline reads every repository through this protocol and never names a
+backend. A backend is one module (git today, the GitHub REST API next) that
+provides an *opener* — ``(RepoConfig, SourceContext) -> Source`` — and
+registers it in :mod:`repoherald.sources.registry` under a scheme, exactly as
+a third-party backend would.
+
+What a source must answer is what the report needs: the first-parent chain
+of the branch with committer times (so the pipeline can bucket commits into
+days), each commit's metadata and file changes diffed against its first
+parent, a blob's bytes (for the Python API facts), the patch text (for the
+LLM), and which commits have no readable parent (a shallow boundary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from repoherald.models import Commit, FileChange
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    """How a repository is named, identified and linked in a report."""
+
+    name: str
+    """Display name, never empty (``owner/name`` when known)."""
+    identity: str
+    """A stable id of *what* is read (a clone URL without credentials, or a resolved path):
+    two sources with the same display name but different identities are different."""
+    branch: str
+    web_url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceContext:
+    """What an opener may use besides the repository's own configuration."""
+
+    mirrors_dir: Path
+    """Where backends that keep local copies (git mirrors) put them."""
+    earliest: int
+    """Seconds since the epoch: the history must reach back at least this far."""
+
+
+@runtime_checkable
+class Source(Protocol):
+    """An open repository. Call :meth:`close` when done (or use it as a context manager)."""
+
+    info: SourceInfo
+
+    def history(self) -> list[tuple[str, int]]:
+        """The branch's first-parent chain, newest first, as (sha, committer time).
+
+        It reaches back at least to the context's ``earliest`` (or to the root).
+        """
+        ...
+
+    def prepare(self, shas: Iterable[str]) -> None:
+        """Make sure these commits' first parents can be read (e.g. deepen a shallow mirror)."""
+        ...
+
+    def read_commits(self, shas: Iterable[str]) -> dict[str, Commit]:
+        """Metadata of these commits, keyed by SHA."""
+        ...
+
+    def missing_parents(self, shas: Iterable[str]) -> set[str]:
+        """Those of ``shas`` that have a parent this source cannot read."""
+        ...
+
+    def file_changes(self, commits: Iterable[Commit]) -> dict[str, list[FileChange]]:
+        """Each commit's files diffed against its first parent (binary files with sizes)."""
+        ...
+
+    def read_blob(self, oid: str, max_bytes: int) -> bytes | None:
+        """A blob's bytes, or None when it is larger than ``max_bytes`` or absent."""
+        ...
+
+    def patch(self, commit: Commit) -> tuple[str, bool]:
+        """The commit's unified diff against its first parent; True when it was cut short."""
+        ...
+
+    def close(self) -> None:
+        """Release processes and files; the source is unusable afterwards."""
+        ...
