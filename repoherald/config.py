@@ -8,6 +8,7 @@ environment variable.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
@@ -122,6 +123,10 @@ class DaySelection:
 
     days: tuple[date, ...] = ()
     latest: bool = False
+    today: date | None = None
+    """Today in the report's zone when the selection was made: that day is still partial."""
+    notices: tuple[str, ...] = ()
+    """What the user should know about the selection (e.g. a range cut at today)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,11 +173,45 @@ def load_config_file(path: Path) -> _ConfigFile:
     try:
         return _ConfigFile.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise ConfigError(
-            f"config file {path}: {where}: {err['msg']} (see the README's configuration reference)"
-        ) from None
+        raise ConfigError(f"config file {path}: {describe_validation_error(exc)}") from None
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first problem, located (``repos.0.brnach``), with a did-you-mean for a typo'd key.
+
+    Shared by every pydantic-validated table (the config file, publisher options).
+    """
+    err = exc.errors()[0]
+    loc = [str(p) for p in err["loc"]]
+    where = ".".join(loc) or "(top level)"
+    hint = " (see the README's configuration reference)"
+    if err["type"] == "extra_forbidden" and loc:
+        known = _known_keys(exc.title, loc[:-1])
+        close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
+        if close:
+            hint = f": did you mean {close[0]!r}?"
+    return f"{where}: {err['msg']}{hint}"
+
+
+def _known_keys(model_name: str, parents: list[str]) -> list[str]:
+    """Field names of the table at ``parents`` in the config file's schema."""
+    model: Any = _ConfigFile if model_name == _ConfigFile.__name__ else None
+    if model is None:
+        return []
+    for part in parents:
+        if part.isdigit():
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        args = getattr(ann, "__args__", ())
+        model = next(
+            (a for a in (ann, *args) if isinstance(a, type) and issubclass(a, BaseModel)), None
+        )
+        if model is None:
+            return []
+    return list(model.model_fields)
 
 
 def check_tz(name: str) -> str:
@@ -186,7 +225,9 @@ def check_tz(name: str) -> str:
     return name
 
 
-def parse_day(text: str, tz: ZoneInfo, *, now: datetime | None = None) -> date:
+def parse_day(
+    text: str, tz: ZoneInfo, *, now: datetime | None = None, flag: str = "--date"
+) -> date:
     """Parse ``YYYY-MM-DD``, ``today`` or ``yesterday`` (in ``tz``)."""
     today = (now or datetime.now(tz)).astimezone(tz).date()
     word = text.strip().lower()
@@ -195,11 +236,12 @@ def parse_day(text: str, tz: ZoneInfo, *, now: datetime | None = None) -> date:
     if word == "yesterday":
         return today - timedelta(days=1)
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text.strip()):
-        raise UsageError(f"malformed date {text!r}: use YYYY-MM-DD, 'yesterday' or 'latest'")
+        words = "'yesterday' or 'latest'" if flag == "--date" else "'today' or 'yesterday'"
+        raise UsageError(f"malformed date {text!r} for {flag}: use YYYY-MM-DD, {words}")
     try:
         return date.fromisoformat(text.strip())
     except ValueError:
-        raise UsageError(f"invalid date {text!r}: no such calendar day") from None
+        raise UsageError(f"invalid date {text!r} for {flag}: no such calendar day") from None
 
 
 MAX_DAYS = 3660
@@ -213,27 +255,46 @@ def select_days(
     *,
     now: datetime | None = None,
 ) -> DaySelection:
-    """Turn --date / --since / --until into the days to report (defaults to yesterday)."""
+    """Turn --date / --since / --until into the days to report (defaults to yesterday).
+
+    A day that has not started yet in ``tz`` is a usage error; a range that
+    reaches into the future stops at today and says so.
+    """
+    today = (now or datetime.now(tz)).astimezone(tz).date()
     if day is not None and (since is not None or until is not None):
         raise UsageError("--date cannot be combined with --since/--until: use one or the other")
     if day is not None:
         if day.strip().lower() == "latest":
-            return DaySelection(latest=True)
-        return DaySelection(days=(parse_day(day, tz, now=now),))
+            return DaySelection(latest=True, today=today)
+        single = parse_day(day, tz, now=now)
+        _not_future(single, today, tz, "--date")
+        return DaySelection(days=(single,), today=today)
     if since is None and until is None:
-        return DaySelection(days=(parse_day("yesterday", tz, now=now),))
+        return DaySelection(days=(today - timedelta(days=1),), today=today)
     if since is None:
         raise UsageError("--until needs --since: give the first day of the range too")
-    first = parse_day(since, tz, now=now)
-    last = (
-        parse_day(until, tz, now=now) if until is not None else parse_day("yesterday", tz, now=now)
-    )
+    first = parse_day(since, tz, now=now, flag="--since")
+    last = parse_day(until, tz, now=now, flag="--until") if until else today - timedelta(1)
     if last < first:
         raise UsageError(f"--until {last} is before --since {first}: swap them")
+    _not_future(first, today, tz, "--since")
+    notices: tuple[str, ...] = ()
+    if last > today:
+        notices = (f"the range stops at today, {today} ({tz.key}): later days have not started",)
+        last = today
     count = (last - first).days + 1
     if count > MAX_DAYS:
         raise UsageError(f"{count} days requested: ask for at most {MAX_DAYS} at a time")
-    return DaySelection(days=tuple(first + timedelta(days=i) for i in range(count)))
+    days = tuple(first + timedelta(days=i) for i in range(count))
+    return DaySelection(days=days, today=today, notices=notices)
+
+
+def _not_future(day: date, today: date, tz: ZoneInfo, flag: str) -> None:
+    if day > today:
+        raise UsageError(
+            f"{flag} {day} has not started yet in {tz.key} (today is {today}):"
+            " ask for today or an earlier day"
+        )
 
 
 def default_home() -> Path:
@@ -255,6 +316,18 @@ def _repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
         web_url=r.web_url.rstrip("/") if r.web_url else None,
         areas=tuple((k, tuple(v)) for k, v in r.areas.items()),
     )
+
+
+def _checked_web_url(value: str | None) -> str | None:
+    """A plain http(s) URL (the same rule as ``web_url`` in the config file), without a slash."""
+    if value is None:
+        return None
+    try:
+        return _RepoFile(source="-", web_url=value).web_url.rstrip("/")  # type: ignore[union-attr]
+    except ValidationError:
+        raise UsageError(
+            f"--web-url {value!r} must be a plain http(s) URL such as https://github.com/owner/name"
+        ) from None
 
 
 def _looks_remote(source: str) -> bool:
@@ -282,6 +355,8 @@ def build_settings(
     llm_concurrency: int | None = None,
     llm_token_budget: int | None = None,
     no_llm: bool = False,
+    name: str | None = None,
+    web_url: str | None = None,
 ) -> Settings:
     """Merge the config file, the environment and the flags into :class:`Settings`.
 
@@ -305,11 +380,15 @@ def build_settings(
     if lang_value not in ("zh", "en"):
         raise UsageError(f"unknown language {lang_value!r}: use zh or en")
 
+    if (name or web_url) and len(repos) != 1:
+        raise UsageError("--name and --web-url describe one repository: give exactly one --repo")
     if repos:
         repo_cfgs = tuple(
             RepoConfig(
                 source=r if _looks_remote(r) else str((cwd / Path(r).expanduser()).resolve()),
                 branch=branch,
+                name=name,
+                web_url=_checked_web_url(web_url),
             )
             for r in repos
         )

@@ -254,6 +254,8 @@ class DayReport:
     analysers: tuple[str, ...]
     generated_at: datetime
     version: str
+    as_of: datetime | None = None
+    """Set when the day is still running (today): the report covers commits up to this time."""
 
     @property
     def entries(self) -> list[Entry]:

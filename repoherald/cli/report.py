@@ -23,6 +23,12 @@ from repoherald.pipeline.run import RunResult, run
     help="Repository to report on (repeatable). Default: [[repos]] in repoherald.toml.",
 )
 @click.option("--branch", help="Branch to follow. Default: the repository's default branch.")
+@click.option("--name", help="Display name of the one --repo (like `name` in [[repos]]).")
+@click.option(
+    "--web-url",
+    metavar="URL",
+    help="Web page of the one --repo, for commit and PR links (like `web_url` in [[repos]]).",
+)
 @day_options
 @click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language. Default: zh.")
 @click.option("--out", metavar="DIR", help="Archive directory. Default: ./reports.")

@@ -107,6 +107,8 @@ def run(
     stage start/end with timings, LLM progress and one-line messages.
     """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
+    for notice in settings.selection.notices:
+        emitter.say(notice)
     with Store.open(settings.db_path) as store:
         run_id = store.start_run(command)
         try:
@@ -233,6 +235,7 @@ def _report_days(
             analysers=analysers,
             generated_at=now,
             version=__version__,
+            as_of=now.astimezone(settings.tz) if d == settings.selection.today else None,
         )
         md_path = report_path(settings.out_dir, settings.path_template, name, d, "md")
         json_path = report_path(settings.out_dir, settings.path_template, name, d, "json")

@@ -1,0 +1,78 @@
+"""Small things a user hits on the command line and in the config file."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tests.gitfixture import GitFixture, run_repoherald
+
+ROOT = Path(__file__).parents[2]
+
+
+def _repo(tmp_path: Path) -> GitFixture:
+    fx = GitFixture.init(tmp_path / "proj")
+    fx.write("app.py", "def app():\n    pass\n")
+    fx.commit("Add app", when=datetime(2025, 6, 10, 9, tzinfo=UTC))
+    return fx
+
+
+def test_unknown_config_key_suggests_the_known_one(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    (tmp_path / "repoherald.toml").write_text('[[repos]]\nsource = "proj"\nbrnach = "main"\n')
+    proc = run_repoherald("report", "--home", str(tmp_path / "h"), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().endswith("did you mean 'branch'?"), proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_name_and_web_url_flags_match_the_config_keys(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    proc = run_repoherald(
+        "report", "--repo", "proj", "--name", "acme/widgets", "--web-url",
+        "https://github.com/acme/widgets", "--date", "2025-06-10", "--tz", "UTC",
+        "--home", str(tmp_path / "h"), "--out", str(tmp_path / "out"), cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    twin = json.loads((tmp_path / "out/2025/widgets/2025-06-10.json").read_text())
+    assert twin["repos"][0]["name"] == "acme/widgets"
+    assert twin["repos"][0]["web_url"] == "https://github.com/acme/widgets"
+    md = (tmp_path / "out/2025/widgets/2025-06-10.md").read_text()
+    assert "https://github.com/acme/widgets/commit/" in md
+
+
+def test_name_needs_exactly_one_repo(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    proc = run_repoherald(
+        "report", "--repo", "proj", "--repo", "proj2", "--name", "x", cwd=tmp_path
+    )
+    assert proc.returncode == 2
+    assert "exactly one --repo" in proc.stderr
+
+
+def test_bad_web_url_flag_is_a_usage_error(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    proc = run_repoherald(
+        "report", "--repo", "proj", "--web-url", "javascript:alert(1)", cwd=tmp_path
+    )
+    assert proc.returncode == 2
+    assert "--web-url" in proc.stderr
+
+
+def test_future_day_exits_2_without_analysing(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    proc = run_repoherald(
+        "report", "--repo", "proj", "--date", "2999-01-01", "--home", str(tmp_path / "h"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "has not started yet" in proc.stderr
+    assert not (tmp_path / "reports").exists()
+
+
+def test_license_is_an_spdx_expression() -> None:
+    """The table form stops working in setuptools after 2027-02-18."""
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["license"] == "Apache-2.0"
