@@ -240,7 +240,7 @@ def test_in_process_main_exits_with_status(
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.splitlines() == [
-        "repoherald: error: invalid date '2026-13-45': no such calendar day"
+        "repoherald: error: invalid date '2026-13-45' for --date: no such calendar day"
     ]
 
 
