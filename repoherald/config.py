@@ -12,7 +12,7 @@ import difflib
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
@@ -40,6 +40,8 @@ class _RepoFile(BaseModel):
     name: str | None = None
     web_url: str | None = None
     areas: dict[str, list[str]] = Field(default_factory=dict)
+    lang: Lang | None = None
+    tz: str | None = None
 
     @field_validator("web_url")
     @classmethod
@@ -74,10 +76,17 @@ class _LlmFile(BaseModel):
     token_budget: int | None = Field(default=None, ge=1)
 
 
+class _RunFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_catch_up_days: int = Field(default=7, ge=1, le=366)
+
+
 class _ConfigFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     home: str | None = None
+    run: _RunFile = Field(default_factory=_RunFile)
     report: _ReportFile = Field(default_factory=_ReportFile)
     repos: list[_RepoFile] = Field(default_factory=list)
     llm: _LlmFile = Field(default_factory=_LlmFile)
@@ -115,6 +124,10 @@ class RepoConfig:
     """Base URL for commit and PR links; derived from a GitHub remote when absent."""
     areas: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Ordered (area name, path globs) pairs; first match wins."""
+    lang: Lang | None = None
+    """This repository's report language under ``run`` (default: the report's)."""
+    tz: str | None = None
+    """This repository's day boundaries under ``run`` (default: the report's zone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +154,10 @@ class Settings:
     path_template: str = DEFAULT_PATH_TEMPLATE
     debug: bool = False
     llm: LlmSettings | None = None
+    max_catch_up_days: int = 7
+    """``run`` without a date reports at most this many missed days per repository."""
+    repos_from_config: bool = False
+    """True when the repositories came from ``[[repos]]`` rather than ``--repo``."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -315,6 +332,8 @@ def _repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
         name=r.name,
         web_url=r.web_url.rstrip("/") if r.web_url else None,
         areas=tuple((k, tuple(v)) for k, v in r.areas.items()),
+        lang=r.lang,
+        tz=check_tz(r.tz) if r.tz else None,
     )
 
 
@@ -395,9 +414,7 @@ def build_settings(
     elif file_cfg.repos:
         repo_cfgs = tuple(_repo_from_file(r, base) for r in file_cfg.repos)
         if branch is not None:
-            repo_cfgs = tuple(
-                RepoConfig(r.source, branch, r.name, r.web_url, r.areas) for r in repo_cfgs
-            )
+            repo_cfgs = tuple(replace(r, branch=branch) for r in repo_cfgs)
     else:
         raise UsageError(
             "no repository given: pass --repo PATH_OR_URL or list [[repos]] in repoherald.toml"
@@ -448,6 +465,8 @@ def build_settings(
         report_name=file_cfg.report.name,
         path_template=template,
         debug=debug,
+        max_catch_up_days=file_cfg.run.max_catch_up_days,
+        repos_from_config=not repos,
     )
 
 

@@ -13,6 +13,7 @@ import click
 from repoherald import __version__
 from repoherald.cli.errors import fail
 from repoherald.cli.report import report
+from repoherald.cli.run import run_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,6 +23,7 @@ def cli() -> None:
 
 
 cli.add_command(report)
+cli.add_command(run_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

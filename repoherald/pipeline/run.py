@@ -21,7 +21,7 @@ from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import RepoConfig, Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
-from repoherald.models import DayReport, Entry, RepoSection
+from repoherald.models import DayReport, Entry, Importance, RepoSection
 from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.publish.archive import report_path, safe_component, write_atomic
@@ -246,6 +246,10 @@ def _report_days(
             write_atomic(md_path, markdown)
             write_atomic(json_path, twin)
         written.extend([md_path, json_path])
+        high = sum(e.analysis.importance is Importance.HIGH for e in report.entries)
+        store.record_report(
+            name, d, settings.lang, len(report.entries), high, str(md_path), markdown
+        )
         summaries.append(DaySummary(d, len(report.entries), (md_path, json_path)))
     for st in states:
         failures.extend(st.failures)

@@ -8,11 +8,12 @@ configuration invalidates exactly what it should.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -218,6 +219,26 @@ class Store:
                 " VALUES (?, ?, ?, ?)",
                 [(sha, a.analyser, _dumps(a), _now()) for sha, a in items],
             )
+
+    # -- reports ----------------------------------------------------------
+
+    def record_report(
+        self, repo: str, day: date, lang: str, commits: int, high: int, path: str, text: str
+    ) -> None:
+        """Remember that a repository-day was reported (``run`` catches up from the newest)."""
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        with self._transaction():
+            self.conn.execute(
+                "INSERT OR REPLACE INTO reports"
+                " (repo, day, lang, commits, high, path, content_hash, generated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (repo, day.isoformat(), lang, commits, high, path, digest, _now()),
+            )
+
+    def latest_report_day(self, repo: str) -> date | None:
+        """The newest day reported for ``repo`` in any language, or None."""
+        row = self.conn.execute("SELECT MAX(day) FROM reports WHERE repo = ?", (repo,)).fetchone()
+        return date.fromisoformat(row[0]) if row and row[0] else None
 
     # -- runs -------------------------------------------------------------
 

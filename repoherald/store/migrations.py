@@ -57,4 +57,21 @@ MIGRATIONS: list[tuple[int, str, str]] = [
         );
         """,
     ),
+    (
+        2,
+        "reports",
+        """
+        CREATE TABLE reports (
+            repo TEXT NOT NULL,
+            day TEXT NOT NULL,
+            lang TEXT NOT NULL,
+            commits INTEGER NOT NULL,
+            high INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            generated_at TEXT NOT NULL,
+            PRIMARY KEY (repo, day, lang)
+        );
+        """,
+    ),
 ]

@@ -1,0 +1,75 @@
+"""``repoherald run``: the scheduled entry point over every ``[[repos]]`` entry."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from repoherald.cli.errors import fail_on_errors, setup_logging
+from repoherald.cli.options import common_options, day_options, llm_options
+from repoherald.cli.progress import ProgressDisplay
+from repoherald.config import build_settings
+from repoherald.errors import UsageError
+from repoherald.pipeline.service import ServiceResult, Shard, run_all
+
+
+@click.command("run")
+@day_options
+@click.option(
+    "--only",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this repository (repeatable): its `name` or the folder its reports go to.",
+)
+@click.option(
+    "--shard",
+    metavar="I/N",
+    help="Run the I-th of N stable subsets of the repositories (for parallel CI jobs or pods).",
+)
+@common_options
+@llm_options
+def run_command(only: tuple[str, ...], shard: str | None, debug: bool, **options: Any) -> None:
+    """Report every configured repository: one report per repository-day.
+
+    Without --date/--since, catches up every day since the newest one already
+    reported for each repository (at most [run] max_catch_up_days).
+    Exit status: 0 all reported, 1 some repository or commit failed, 2 usage error.
+    """
+    setup_logging(debug)
+    catch_up = options["day"] is None and options["since"] is None and options["until"] is None
+    with fail_on_errors(debug):
+        settings = build_settings(debug=debug, **options)
+        if not settings.repos_from_config:
+            raise UsageError("run reads [[repos]] from the configuration: list them there")
+        with ProgressDisplay() as display:
+            result = run_all(
+                settings,
+                catch_up=catch_up,
+                only=tuple(only),
+                shard=Shard.parse(shard) if shard else None,
+                events=display,
+            )
+    _print_summary(result)
+    if not result.ok:
+        sys.exit(1)
+
+
+def _print_summary(result: ServiceResult) -> None:
+    for outcome in result.outcomes:
+        if outcome.result is not None:
+            for path in outcome.result.written:
+                if path.suffix == ".md":
+                    click.echo(str(path))
+    for failure in result.failures:
+        click.echo(f"repoherald: failed: {failure}", err=True)
+    done = [o for o in result.outcomes if o.result is not None]
+    commits = sum(o.result.commits for o in done if o.result is not None)
+    reports = sum(len(o.result.days) for o in done if o.result is not None)
+    failed = sum(not o.ok for o in result.outcomes)
+    click.echo(
+        f"{len(result.outcomes)} repositories: {reports} report(s), {commits} commits;"
+        f" {failed} failed",
+        err=True,
+    )

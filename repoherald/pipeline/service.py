@@ -1,0 +1,185 @@
+"""``run``: every configured repository, one report per repository-day, catching up missed days.
+
+This is the scheduled entry point. Each repository is run on its own (its
+own time zone and language, its own failure), so one broken repository
+never costs the others their reports; the outcome names each failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from repoherald.config import DaySelection, RepoConfig, Settings
+from repoherald.errors import RepoheraldError, UsageError
+from repoherald.pipeline.events import Emitter, EventSink
+from repoherald.pipeline.run import RunResult, run
+from repoherald.publish.archive import safe_component
+from repoherald.sources import registry
+from repoherald.store.db import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """``I/N``: this process takes the repositories whose name hashes to slot I of N."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+        if not m or not 1 <= int(m[1]) <= int(m[2]):
+            raise UsageError(f"--shard {text!r} must be I/N with 1 <= I <= N, e.g. 2/4")
+        return cls(int(m[1]), int(m[2]))
+
+    def takes(self, name: str) -> bool:
+        """Stable across runs and machines (not Python's salted hash)."""
+        digest = int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:16], 16)
+        return digest % self.count == self.index - 1
+
+
+@dataclass
+class RepoOutcome:
+    """What ``run`` did for one repository."""
+
+    name: str
+    days: tuple[date, ...]
+    result: RunResult | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and (self.result is None or self.result.ok)
+
+
+@dataclass
+class ServiceResult:
+    """The outcome of :func:`run_all`, one entry per repository taken."""
+
+    outcomes: list[RepoOutcome] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(o.ok for o in self.outcomes)
+
+    @property
+    def failures(self) -> list[str]:
+        out: list[str] = []
+        for o in self.outcomes:
+            if o.error:
+                out.append(f"{o.name}: {o.error}")
+            elif o.result is not None:
+                out.extend(o.result.failures)
+        return out
+
+
+def report_key(cfg: RepoConfig) -> str:
+    """The name a repository's reports are filed under (``reports/YYYY/<key>/``)."""
+    return safe_component(registry.display_name(cfg).rsplit("/", 1)[-1])
+
+
+def select_repos(
+    repos: tuple[RepoConfig, ...], only: tuple[str, ...] = (), shard: Shard | None = None
+) -> list[RepoConfig]:
+    """The repositories this process runs: those named by ``only``, then its shard's."""
+    keyed: dict[str, RepoConfig] = {}
+    for cfg in repos:
+        key = report_key(cfg)
+        if key in keyed:
+            raise UsageError(
+                f"two repositories would both be filed as {key!r}: give one of them a `name`"
+            )
+        keyed[key] = cfg
+    chosen = list(keyed.items())
+    if only:
+        unknown = [n for n in only if n not in keyed and not _named(n, repos)]
+        if unknown:
+            raise UsageError(
+                f"--only {unknown[0]!r} is not a configured repository: use one of "
+                + ", ".join(sorted(keyed))
+            )
+        chosen = [(k, c) for k, c in chosen if k in only or c.name in only]
+    if shard is not None:
+        chosen = [(k, c) for k, c in chosen if shard.takes(k)]
+    return [c for _, c in chosen]
+
+
+def _named(name: str, repos: tuple[RepoConfig, ...]) -> bool:
+    return any(cfg.name == name for cfg in repos)
+
+
+def catch_up_days(
+    last: date | None, today: date, max_days: int
+) -> tuple[tuple[date, ...], str | None]:
+    """Days after the newest reported one up to yesterday, at most ``max_days`` (newest kept)."""
+    yesterday = today - timedelta(days=1)
+    if last is None:
+        return (yesterday,), None
+    if last >= yesterday:
+        return (), None
+    first = last + timedelta(days=1)
+    skipped = None
+    if (yesterday - first).days + 1 > max_days:
+        new_first = yesterday - timedelta(days=max_days - 1)
+        skipped = (
+            f"{(new_first - first).days} missed day(s) from {first} are older than"
+            f" max_catch_up_days={max_days}: report them with --since {first} --until"
+            f" {new_first - timedelta(days=1)}"
+        )
+        first = new_first
+    return tuple(first + timedelta(days=i) for i in range((yesterday - first).days + 1)), skipped
+
+
+def run_all(
+    settings: Settings,
+    *,
+    catch_up: bool,
+    only: tuple[str, ...] = (),
+    shard: Shard | None = None,
+    events: EventSink | tuple[EventSink, ...] = (),
+) -> ServiceResult:
+    """Run every selected repository; ``catch_up`` means no day was asked for."""
+    sinks = events if isinstance(events, tuple) else (events,)
+    emitter = Emitter(sinks)
+    result = ServiceResult()
+    for cfg in select_repos(settings.repos, only, shard):
+        key = report_key(cfg)
+        repo_settings = _settings_for(settings, cfg, key)
+        if catch_up:
+            selection, note = _catch_up(repo_settings, key)
+            if note:
+                emitter.say(f"{key}: {note}")
+        else:
+            selection = replace(settings.selection, notices=())
+        outcome = RepoOutcome(key, selection.days)
+        result.outcomes.append(outcome)
+        if not selection.days and not selection.latest:
+            emitter.say(f"{key}: up to date")
+            continue
+        try:
+            outcome.result = run(replace(repo_settings, selection=selection), events=sinks)
+        except RepoheraldError as exc:
+            outcome.error = str(exc)
+    return result
+
+
+def _settings_for(settings: Settings, cfg: RepoConfig, key: str) -> Settings:
+    return replace(
+        settings,
+        repos=(cfg,),
+        tz_name=cfg.tz or settings.tz_name,
+        lang=cfg.lang or settings.lang,
+        report_name=key,
+    )
+
+
+def _catch_up(settings: Settings, key: str) -> tuple[DaySelection, str | None]:
+    today = datetime.now(ZoneInfo(settings.tz_name)).date()
+    with Store.open(settings.db_path) as store:
+        last = store.latest_report_day(key)
+    days, note = catch_up_days(last, today, settings.max_catch_up_days)
+    return DaySelection(days=days, today=today), note
