@@ -33,15 +33,33 @@ Lang = Literal["zh", "en"]
 
 
 class _RepoFile(BaseModel):
+    """One repository to report on (any number of them)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    source: str = Field(min_length=1, description="Local path or clone URL.")
-    branch: str | None = None
-    name: str | None = None
-    web_url: str | None = None
-    areas: dict[str, list[str]] = Field(default_factory=dict)
-    lang: Lang | None = None
-    tz: str | None = None
+    source: str = Field(
+        min_length=1, description="A local path (relative to this file) or a clone URL."
+    )
+    branch: str | None = Field(
+        default=None, description="Default: the repository's default branch."
+    )
+    name: str | None = Field(
+        default=None, description="Display name and report folder. Default: from the URL or origin."
+    )
+    web_url: str | None = Field(
+        default=None,
+        description="Base URL for commit and PR links. Default: derived for github.com.",
+    )
+    areas: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Area name -> path globs; first match wins. Default: top-level directories.",
+    )
+    lang: Lang | None = Field(
+        default=None, description="This repository's report language under `run`."
+    )
+    tz: str | None = Field(
+        default=None, description="This repository's day boundaries under `run`."
+    )
 
     @field_validator("web_url")
     @classmethod
@@ -52,40 +70,69 @@ class _RepoFile(BaseModel):
 
 
 class _ReportFile(BaseModel):
+    """Where and how reports are written."""
+
     model_config = ConfigDict(extra="forbid")
 
-    tz: str | None = None
-    lang: Lang | None = None
-    out: str | None = None
-    name: str | None = None
-    path: str | None = None
+    tz: str | None = Field(default=None, description="IANA zone of the days (Asia/Shanghai); --tz.")
+    lang: Lang | None = Field(default=None, description="Report language (zh); --lang.")
+    out: str | None = Field(
+        default=None, description="Archive directory, relative to this file; --out."
+    )
+    name: str | None = Field(
+        default=None, description="{name} in the path of a multi-repository report."
+    )
+    path: str | None = Field(
+        default=None,
+        description="Path template: {year}, {month}, {date}, {name}; .md/.json appended.",
+    )
 
 
 class _LlmFile(BaseModel):
+    """An OpenAI-compatible endpoint; omit the table for rules only."""
+
     model_config = ConfigDict(extra="forbid")
 
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str | None = None
-    concurrency: int = Field(default=4, ge=1, le=64)
-    timeout: float = Field(default=120.0, gt=0, le=3600)
-    max_output_tokens: int = Field(default=2048, ge=256, le=131072)
+    base_url: str | None = Field(default=None, description="e.g. https://api.deepseek.com/v1")
+    model: str | None = Field(default=None, description="Model name at that endpoint.")
+    api_key_env: str | None = Field(
+        default=None, description="NAME of the env variable holding the key (never the key)."
+    )
+    concurrency: int = Field(default=4, ge=1, le=64, description="Parallel requests.")
+    timeout: float = Field(default=120.0, gt=0, le=3600, description="Seconds per request.")
+    max_output_tokens: int = Field(
+        default=2048, ge=256, le=131072, description="Output room of a full analysis."
+    )
     temperature: float = Field(default=0.2, ge=0, le=2)
-    context_tokens: int = Field(default=32768, ge=4096, le=2_000_000)
-    max_retries: int = Field(default=4, ge=0, le=10)
-    token_budget: int | None = Field(default=None, ge=1)
+    context_tokens: int = Field(
+        default=32768, ge=4096, le=2_000_000, description="Context window; the diff is packed."
+    )
+    max_retries: int = Field(
+        default=4, ge=0, le=10, description="Retries of timeouts, resets, 429 and 5xx."
+    )
+    token_budget: int | None = Field(
+        default=None, ge=1, description="Stop sending once a run has used this many tokens."
+    )
 
 
 class _RunFile(BaseModel):
+    """Settings of the scheduled `run` command."""
+
     model_config = ConfigDict(extra="forbid")
 
-    max_catch_up_days: int = Field(default=7, ge=1, le=366)
+    max_catch_up_days: int = Field(
+        default=7, ge=1, le=366, description="Missed days `run` reports per repository, at most."
+    )
 
 
 class _ConfigFile(BaseModel):
+    """The whole ``repoherald.toml``."""
+
     model_config = ConfigDict(extra="forbid")
 
-    home: str | None = None
+    home: str | None = Field(
+        default=None, description="Store and mirrors; REPOHERALD_HOME/--home win."
+    )
     run: _RunFile = Field(default_factory=_RunFile)
     report: _ReportFile = Field(default_factory=_ReportFile)
     repos: list[_RepoFile] = Field(default_factory=list)
