@@ -182,10 +182,37 @@ class Facts:
 
 
 @dataclass(frozen=True, slots=True)
+class Text:
+    """A user-facing message kept language-neutral: a catalogue key and its arguments.
+
+    Rule analyses store these instead of prose, so one analysis serves every
+    report language and the store keys it without one;
+    :func:`repoherald.i18n.localise` turns a Text into words at render time.
+    An argument is data (``str``, ``int``: paths, names, counts), a nested
+    Text (localised first), or a tuple of Texts (localised, then joined by
+    the language's list separator). Keys starting with ``join.`` name a
+    separator: such a Text joins its ``items`` with it.
+    """
+
+    code: str
+    args: dict[str, Arg] = field(default_factory=dict)
+
+    def __hash__(self) -> int:
+        return hash((self.code, tuple(self.args.items())))
+
+
+Arg = str | int | Text | tuple[Text, ...]
+"""One argument of a :class:`Text`."""
+
+Message = str | Text
+"""Report text: prose in one language (a model's answer, an error) or a neutral :class:`Text`."""
+
+
+@dataclass(frozen=True, slots=True)
 class Risk:
-    risk: str
-    detail: str
-    mitigation: str
+    risk: Message
+    detail: Message
+    mitigation: Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,22 +220,22 @@ class Analysis:
     """The verdict on one commit from one analyser, rendered as-is."""
 
     analyser: str
-    """``rules/1`` or ``llm/<model>/<prompt version>``."""
+    """``rules/<version>`` or ``llm/<model>/<prompt version>/<language>``."""
     change_type: ChangeType
     importance: Importance
-    reasons: tuple[str, ...]
-    """Why this type and importance, in the report's language."""
-    summary: str
-    impact: tuple[str, ...] = ()
-    insights: dict[str, str] = field(default_factory=dict)
+    reasons: tuple[Message, ...]
+    """Why this type and importance: :class:`Text` from the rules, prose from a model."""
+    summary: Message
+    impact: tuple[Message, ...] = ()
+    insights: dict[str, Message] = field(default_factory=dict)
     """Keys: architecture, performance, security, maintainability, compatibility."""
     risks: tuple[Risk, ...] = ()
-    recommendations: tuple[str, ...] = ()
+    recommendations: tuple[Message, ...] = ()
     description: str = ""
     """An excerpt of the commit's own description (the author's words)."""
-    error: str = ""
+    error: Message = ""
     """Set when this commit could not be analysed; the report says so."""
-    llm_error: str = ""
+    llm_error: Message = ""
     """Set when the LLM analysis failed and this is the rule analysis kept instead."""
     usage: tuple[int, int] = (0, 0)
     """LLM prompt and completion tokens spent on this commit (all attempts)."""
@@ -303,21 +330,47 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
     )
 
 
+def message_from_json(value: str | dict[str, Any]) -> Message:
+    """Rebuild a :data:`Message`: a JSON string is prose, an object is a :class:`Text`."""
+    return value if isinstance(value, str) else _text_from_json(value)
+
+
+def _text_from_json(d: dict[str, Any]) -> Text:
+    return Text(d["code"], {k: _arg_from_json(a) for k, a in d["args"].items()})
+
+
+def _arg_from_json(value: Any) -> Arg:
+    if isinstance(value, dict):
+        return _text_from_json(value)
+    if isinstance(value, list):
+        return tuple(_text_from_json(v) for v in value)
+    if isinstance(value, str | int):
+        return value
+    raise TypeError(f"not a message argument: {value!r}")
+
+
+def _messages(values: Any) -> tuple[Message, ...]:
+    return tuple(message_from_json(v) for v in values)
+
+
 def analysis_from_dict(d: dict[str, Any]) -> Analysis:
     """Rebuild :class:`Analysis` from its JSON form."""
     return Analysis(
         analyser=d["analyser"],
         change_type=ChangeType(d["change_type"]),
         importance=Importance(d["importance"]),
-        reasons=tuple(d["reasons"]),
-        summary=d["summary"],
-        impact=tuple(d.get("impact", ())),
-        insights=dict(d.get("insights", {})),
-        risks=tuple(Risk(**r) for r in d.get("risks", ())),
-        recommendations=tuple(d.get("recommendations", ())),
+        reasons=_messages(d["reasons"]),
+        summary=message_from_json(d["summary"]),
+        impact=_messages(d.get("impact", ())),
+        insights={k: message_from_json(v) for k, v in d.get("insights", {}).items()},
+        risks=tuple(
+            Risk(*(message_from_json(r[k]) for k in ("risk", "detail", "mitigation")))
+            for r in d.get("risks", ())
+        ),
+        recommendations=_messages(d.get("recommendations", ())),
         description=d.get("description", ""),
-        error=d.get("error", ""),
-        llm_error=d.get("llm_error", ""),
+        error=message_from_json(d.get("error", "")),
+        llm_error=message_from_json(d.get("llm_error", "")),
         usage=(int(d.get("usage", (0, 0))[0]), int(d.get("usage", (0, 0))[1])),
         unverified=tuple(d.get("unverified", ())),
         unseen_files=tuple(d.get("unseen_files", ())),

@@ -8,7 +8,9 @@ repair, an endpoint that keeps failing, an exhausted token budget) leaves the
 commit with its rule analysis and a visible note saying why.
 
 Bump ``PROMPT_VERSION`` whenever the prompts or the schema change: cached
-analyses are keyed by (commit SHA, model, prompt version, language).
+analyses are keyed by (commit SHA, model, prompt version, language). The
+model writes prose in the report's language, so the rule analysis it starts
+from is localised into that language first.
 """
 
 from __future__ import annotations
@@ -25,13 +27,15 @@ import httpx
 import jinja2
 from pydantic import ValidationError
 
+from repoherald.analysis.signals import LOW_KINDS
 from repoherald.config import LlmSettings
-from repoherald.i18n import importance_label, type_label
+from repoherald.emails import hide_emails
+from repoherald.i18n import importance_label, localise_analysis, t, type_label
 from repoherald.llm import factcheck
 from repoherald.llm.client import ChatClient, LlmError, SchemaRejected, dumps_schema
 from repoherald.llm.diffpack import estimate_tokens, pack_diff, split_patch
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
-from repoherald.models import Analysis, Commit, Facts, Importance, Risk
+from repoherald.models import Analysis, Commit, Facts, Importance, Message, Risk, Text
 
 PROMPT_VERSION = "1"
 SHORT_OUTPUT_TOKENS = 768
@@ -43,7 +47,6 @@ _TRAILER = re.compile(
     r"change-id)\s*:.*$",
     re.I | re.M,
 )
-_EMAIL = re.compile(r"<?[\w.+-]+@[\w-]+(\.[\w-]+)+>?")
 
 
 @lru_cache(maxsize=1)
@@ -59,7 +62,7 @@ def _env() -> jinja2.Environment:
 def clean_message(message: str) -> str:
     """The commit message as the model sees it: trailers and e-mail addresses removed."""
     text = _TRAILER.sub("", message)
-    text = _EMAIL.sub("<email>", text)
+    text = hide_emails(text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
@@ -135,6 +138,7 @@ class LlmAnalyser:
         """
         if not jobs:
             return []
+        jobs = [replace(j, rules=localise_analysis(self.lang, j.rules)) for j in jobs]
         return asyncio.run(self._analyse_all(jobs, on_done))
 
     async def _analyse_all(
@@ -198,8 +202,7 @@ class LlmAnalyser:
         return self.cfg.max_output_tokens
 
     def _fail_text(self, exc: LlmError) -> str:
-        prefix = "LLM 分析失败" if self.lang == "zh" else "LLM analysis failed"
-        return f"{prefix}: {exc}"
+        return t(self.lang, "llm.failed", error=exc)
 
     async def _ask(
         self, client: ChatClient, job: LlmJob, at: _Attempt
@@ -230,11 +233,7 @@ class LlmAnalyser:
             )
             estimate = sum(estimate_tokens(m["content"]) for m in messages) + at.max_tokens
             if not self.meter.reserve(estimate):
-                raise BudgetExhausted(
-                    "token budget of this run is used up"
-                    if self.lang == "en"
-                    else "本次运行的 token 预算已用完"
-                )
+                raise BudgetExhausted(t(self.lang, "llm.budget_exhausted"))
             try:
                 reply = await client.complete(
                     messages,
@@ -308,7 +307,7 @@ class LlmAnalyser:
             lang=self.lang,
             nonce=nonce,
             depth=at.depth,
-            title=_EMAIL.sub("<email>", job.commit.title),
+            title=hide_emails(job.commit.title),
             author=job.commit.author.name,
             pr=job.facts.pr_number,
             message=clean_message(job.commit.body),
@@ -336,17 +335,18 @@ class LlmAnalyser:
         changed = (answer.change_type, answer.importance) != (rules.change_type, rules.importance)
         verdict = ""
         if changed:
-            verdict = (
-                f"{type_label(self.lang, rules.change_type)} / "
-                f"{importance_label(self.lang, rules.importance)}"
+            verdict = t(
+                self.lang,
+                "llm.verdict",
+                type=type_label(self.lang, rules.change_type),
+                importance=importance_label(self.lang, rules.importance),
             )
-        label = "模型判断：" if self.lang == "zh" else "Model: "
-        reasons = (*rules.reasons, f"{label}{answer.judgement_reason}")
+        reasons = (*rules.reasons, t(self.lang, "llm.model_reason", reason=answer.judgement_reason))
         if isinstance(answer, FullAnswer):
-            impact = tuple(answer.impact)
+            impact: tuple[Message, ...] = tuple(answer.impact)
             insights = answer.insights.model_dump()
             risks = tuple(Risk(r.risk, r.detail, r.mitigation) for r in answer.risks)
-            recommendations = tuple(answer.recommendations)
+            recommendations: tuple[Message, ...] = tuple(answer.recommendations)
         else:
             impact, insights, risks, recommendations = rules.impact, {}, (), rules.recommendations
         return Analysis(
@@ -367,7 +367,6 @@ class LlmAnalyser:
         )
 
 
-_LOW_ONLY_KINDS = ("docs", "tests", "ci", "bench")
 _ALARM = re.compile(
     r"\b(hack(ed|ers?)?|compromised?|backdoor(ed)?|malware|malicious|breach(ed)?|"
     r"exploit(ed)?|trojan)\b|被黑|入侵|后门|恶意|攻破|泄露",
@@ -383,7 +382,7 @@ def _bound_verdict(answer: ShortAnswer | FullAnswer, job: LlmJob) -> ShortAnswer
     raise it above low or give it another type than the files show. This is
     also what a prompt injected into such a diff would try first.
     """
-    if job.facts.only(*_LOW_ONLY_KINDS):
+    if job.facts.only(*LOW_KINDS):
         return answer.model_copy(
             update={"importance": Importance.LOW, "change_type": job.rules.change_type}
         )
@@ -401,7 +400,10 @@ def _mark_alarms(analysis: Analysis, message: str, lang: str) -> Analysis:
     marker = factcheck.MARKERS["zh" if lang.startswith("zh") else "en"][0]
     found: list[str] = []
 
-    def mark(text: str, where: str) -> str:
+    def mark(text: Message, where: str) -> Message:
+        if isinstance(text, Text):
+            return text  # the rules' own words, built from facts: nothing to mark
+
         def sub(m: re.Match[str]) -> str:
             found.append(f"{where}: {m.group(0)} (marked)")
             return m.group(0) + marker

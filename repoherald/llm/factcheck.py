@@ -36,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from repoherald.i18n import LANGUAGES, t
 from repoherald.llm.schema import FullAnswer, LlmInsights, ShortAnswer
 
 __all__ = ["MARKERS", "Evidence", "Unsupported", "check"]
@@ -75,8 +76,8 @@ class Unsupported:
 
 
 MARKERS: dict[str, tuple[str, str]] = {
-    "zh": ("（未核实）", "[未核实]"),
-    "en": (" (unverified)", "[unverified]"),
+    lang: (t(lang, "llm.unverified_marker"), t(lang, "llm.unverified_marker_only"))
+    for lang in LANGUAGES
 }
 """Per language: the marker appended after a claim, and the marker-only form
 that replaces a claim when appending would exceed the field's max_length."""

@@ -16,6 +16,7 @@ from datetime import date
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import RepoConfig
+from repoherald.i18n import t
 from repoherald.llm.analyser import LlmAnalyser, LlmJob
 from repoherald.models import Analysis, ChangeType, Commit, Entry, Facts, FileChange, Importance
 from repoherald.pipeline.events import Emitter, Event
@@ -174,7 +175,7 @@ def failed_entry(commit: Commit, files: list[FileChange], lang: str, exc: BaseEx
         dependency_changes=(),
         is_merge=len(commit.parents) > 1,
     )
-    msg = "分析失败" if lang == "zh" else "analysis failed"
+    msg = t(lang, "error.analysis_failed")
     analysis = Analysis(
         analyser="none",
         change_type=ChangeType.OTHER,

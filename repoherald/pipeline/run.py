@@ -26,7 +26,8 @@ from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.publish.archive import report_path, safe_component, write_atomic
 from repoherald.render.json_twin import render_json
-from repoherald.render.markdown import build_view, render_markdown
+from repoherald.render.markdown import render_markdown
+from repoherald.render.view import build_view
 from repoherald.sources import registry
 from repoherald.sources.base import SourceContext
 from repoherald.store.db import Store
@@ -203,7 +204,7 @@ def _report_days(
     events: Emitter,
 ) -> RunResult:
     """Analyse, render and write one day at a time, so memory does not grow with days."""
-    rules = RuleAnalyser(settings.lang)
+    rules = RuleAnalyser()
     llm = LlmAnalyser(settings.llm, settings.lang) if settings.llm else None
     analysers = (rules.name, llm.name) if llm else (rules.name,)
     now = datetime.now(UTC)
@@ -241,7 +242,7 @@ def _report_days(
         json_path = report_path(settings.out_dir, settings.path_template, name, d, "json")
         with events.stage("render", day=d):
             view = build_view(report)
-            markdown, twin = render_markdown(report, view), render_json(report, view)
+            markdown, twin = render_markdown(view), render_json(view)
         with events.stage("publish", day=d):
             write_atomic(md_path, markdown)
             write_atomic(json_path, twin)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import pytest
 
 from repoherald.analysis.facts import AreaRules, FactsExtractor, parse_title
-from repoherald.analysis.rules import RuleAnalyser, describe
-from repoherald.models import ChangeType, Commit, FileChange, FileStatus, Importance, Person
+from repoherald.analysis.rules import RULES_VERSION, RuleAnalyser
+from repoherald.analysis.writeup import describe
+from repoherald.i18n import localise, localise_analysis
+from repoherald.models import ChangeType, Commit, FileChange, FileStatus, Importance, Person, Text
 
 M, A, D = FileStatus.MODIFIED, FileStatus.ADDED, FileStatus.DELETED
 
@@ -21,12 +23,18 @@ def _commit(message: str) -> Commit:
     return Commit("a" * 40, ("b" * 40,), who, 0, 0, who, 0, 0, message)
 
 
-def _analyse(message: str, files: list[tuple[str, FileStatus, int, int]], lang: str = "en"):
+def _neutral(message: str, files: list[tuple[str, FileStatus, int, int]]):
     extractor = FactsExtractor(AreaRules(package_names=frozenset({"vllm"})), lambda oid: None)
     changes = [FileChange(path=p, status=s, added=a, deleted=d) for p, s, a, d in files]
     commit = _commit(message)
     facts = extractor.extract(commit, changes)
-    return facts, RuleAnalyser(lang).analyse(commit, facts)
+    return facts, RuleAnalyser().analyse(commit, facts)
+
+
+def _analyse(message: str, files: list[tuple[str, FileStatus, int, int]], lang: str = "en"):
+    """The rule analysis as a report in ``lang`` shows it."""
+    facts, analysis = _neutral(message, files)
+    return facts, localise_analysis(lang, analysis)
 
 
 CASES = [
@@ -83,6 +91,14 @@ def test_rubric_cases(title, files, ctype, importance) -> None:
     assert analysis.reasons, "every verdict states its reasons"
 
 
+@pytest.mark.parametrize(("title", "files", "ctype", "importance"), CASES)
+def test_every_message_exists_in_every_language(title, files, ctype, importance) -> None:
+    _, neutral = _neutral(title, files)
+    zh, en = localise_analysis("zh", neutral), localise_analysis("en", neutral)
+    assert len(zh.reasons) == len(en.reasons) == len(neutral.reasons)
+    assert zh.summary != en.summary
+
+
 def test_title_conventions() -> None:
     info = parse_title("[Bugfix][Kernel] Fix `foo` crash (#1234)")
     assert info.tags == ("bugfix", "kernel") and info.pr_number == 1234
@@ -119,8 +135,25 @@ def test_summary_is_built_from_facts_only() -> None:
 
 def test_zh_labels() -> None:
     _, analysis = _analyse("[Doc] Update guide", [("docs/guide.md", M, 1, 1)], lang="zh")
-    assert analysis.summary.startswith("文档：")
-    assert analysis.analyser == "rules/1/zh"
+    assert isinstance(analysis.summary, str) and analysis.summary.startswith("文档：")
+    assert analysis.analyser == f"rules/{RULES_VERSION}"
+
+
+def test_one_analysis_serves_every_language() -> None:
+    title, files = "[Bugfix] Fix leak in the cache (#9)", [("vllm/a.py", M, 7, 3)]
+    _, neutral = _neutral(title, files)
+    assert "zh" not in neutral.analyser and "en" not in neutral.analyser
+    messages = [
+        *neutral.reasons, neutral.summary, *neutral.impact, *neutral.insights.values(),
+        *(m for r in neutral.risks for m in (r.risk, r.detail, r.mitigation)),
+        *neutral.recommendations,
+    ]  # fmt: skip
+    assert all(isinstance(m, Text) for m in messages), "rules store codes, not prose"
+    zh, en = localise("zh", neutral.summary), localise("en", neutral.summary)
+    assert zh.startswith("问题修复：Fix leak in the cache；改动 1 个文件（+7/−3）")
+    assert en.startswith("Bug fix: Fix leak in the cache; 1 files changed (+7/−3)")
+    assert localise("zh", neutral.reasons[0]) == "类型：标题标签 [bugfix]"
+    assert localise("en", neutral.reasons[0]) == "Type: title tag [bugfix]"
 
 
 def test_describe_strips_template_trailers_and_addresses() -> None:

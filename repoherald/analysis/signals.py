@@ -1,0 +1,149 @@
+"""What the rules read in a commit: title tags, keywords and the patterns behind each verdict.
+
+Data only, shared by the verdict (:mod:`repoherald.analysis.rules`), the
+write-up (:mod:`repoherald.analysis.writeup`) and the LLM path, which caps
+what a model may claim with the same file kinds.
+"""
+
+from __future__ import annotations
+
+import re
+
+from repoherald.models import ChangeType
+
+SOURCE_KINDS = ("source", "build", "other")
+"""File kinds whose lines count as code changes."""
+LOW_KINDS = ("docs", "tests", "ci", "bench")
+"""File kinds that cannot change what downstream code runs: such a commit stays low."""
+
+# Tag (lower-case, spaces and dashes removed) -> change type.
+TAG_TYPES: dict[str, ChangeType] = {}
+for _type, _tags in {
+    ChangeType.BUGFIX: "bugfix bug fix fixes hotfix bugfixes fixbug security",
+    ChangeType.FEATURE: "feat feature features enhancement newfeature newmodel",
+    ChangeType.PERFORMANCE: "perf performance optim optimization optimize speedup",
+    ChangeType.REFACTOR: "refactor refactoring cleanup clean chore style deprecation lint",
+    ChangeType.DOCS: "doc docs documentation readme",
+    ChangeType.TESTS: "test tests testing ut e2e unittest",
+    ChangeType.CI_BUILD: "ci build ci/build cicd ci/cd release docker packaging infra",
+    ChangeType.DEPENDENCIES: "deps dep dependencies dependency bump",
+    ChangeType.REVERT: "revert",
+}.items():
+    for _tag in _tags.split():
+        TAG_TYPES[_tag] = _type
+
+PLATFORM_TAGS = {
+    "rocm",
+    "amd",
+    "xpu",
+    "tpu",
+    "cpu",
+    "hpu",
+    "gaudi",
+    "intel",
+    "mac",
+    "macos",
+    "metal",
+    "windows",
+    "arm",
+    "aarch64",
+    "ppc",
+    "s390x",
+    "jetson",
+    "neuron",
+    "mlu",
+    "musa",
+    "npu",
+    "ascend",
+    "hardware",
+}
+
+KEYWORD_TYPES: list[tuple[re.Pattern[str], ChangeType]] = [
+    (re.compile(r"^revert\b", re.I), ChangeType.REVERT),
+    (
+        re.compile(
+            r"\b(fix(e[sd])?|bug|crash|segfault|hang|deadlock|leak|broken|workaround|"
+            r"prevent|avoid|guard against|reject|correct(ly)?)\b",
+            re.I,
+        ),
+        ChangeType.BUGFIX,
+    ),
+    (
+        re.compile(
+            r"\b(optimi[sz]e[sd]?|optimi[sz]ation|speed ?up|faster|perf(ormance)?|accelerat\w*|"
+            r"reduce (latency|overhead|memory))\b",
+            re.I,
+        ),
+        ChangeType.PERFORMANCE,
+    ),
+    (re.compile(r"\b(bump|upgrade|pin|unpin)\b", re.I), ChangeType.DEPENDENCIES),
+    (
+        re.compile(
+            r"\b(refactor\w*|clean ?up|cleanups?|rename[sd]?|move[sd]?|simplif\w+|"
+            r"restructure\w*|tidy|deprecat\w+|remove unused|dedup\w*)\b",
+            re.I,
+        ),
+        ChangeType.REFACTOR,
+    ),
+    (re.compile(r"\b(docs?|documentation|readme|typo)\b", re.I), ChangeType.DOCS),
+    (re.compile(r"\b(tests?|testcases?|unit ?tests?|ut)\b", re.I), ChangeType.TESTS),
+    (re.compile(r"\b(ci|workflows?|dockerfile|build)\b", re.I), ChangeType.CI_BUILD),
+    (
+        re.compile(
+            r"\b(add(s|ed)?|support(s|ed)?|introduce[sd]?|implement(s|ed)?|enable[sd]?|"
+            r"new|allow(s|ed)?)\b",
+            re.I,
+        ),
+        ChangeType.FEATURE,
+    ),
+]
+
+KEYWORD_NEEDS: dict[ChangeType, tuple[str, ...]] = {
+    ChangeType.DOCS: ("docs",),
+    ChangeType.TESTS: ("tests", "bench"),
+    ChangeType.CI_BUILD: ("ci", "build"),
+    ChangeType.DEPENDENCIES: ("deps",),
+}
+
+SEVERITY = re.compile(
+    r"\b(crash(es|ed|ing)?|segfaults?|segmentation fault|core dump(ed)?|hangs?|hanging|deadlocks?|"
+    r"(memory )?leaks?|data loss|los(e|es|ing) data|corrupt(s|ed|ion)?|security|vulnerab\w*|"
+    r"cve-\d{4}-\d+|regressions?|race conditions?|wrong (results?|outputs?|answers?)|"
+    r"incorrect (results?|outputs?)|accuracy|nan|oom|out of memory|illegal memory access|"
+    r"use-after-free|overflow)\b",
+    re.I,
+)
+SECURITY = re.compile(
+    r"\b(security|vulnerab\w*|cve-\d{4}-\d+|injection|xss|csrf|ssrf|"
+    r"privilege|sandbox escape|rce)\b",
+    re.I,
+)
+CVE = re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.I)
+BREAKING = re.compile(r"\b(breaking|backward[- ]incompatible|incompatible change)\b", re.I)
+REMOVAL = re.compile(
+    r"^\s*(remove[sd]?|drop(s|ped)?|delete[sd]?|deprecate[sd]?)\b.*\b(deprecated|support|feature|"
+    r"flags?|options?|env(ironment)? var\w*|arguments?|args?|api|apis|parameters?|"
+    r"backend|models?)\b",
+    re.I,
+)
+DEFAULT_CHANGE = re.compile(
+    r"\b(by default|default (to|value|behaviou?r)|change (the )?default|"
+    r"defaults? to|(enable|disable|turn on|turn off)\w* .*default)\b",
+    re.I,
+)
+NEW_CAPABILITY = re.compile(
+    r"\b(new model|add(s|ed)? (support for|new)|introduce[sd]?|"
+    r"new (backend|kernel|model|subsystem|architecture))\b",
+    re.I,
+)
+PERF_HINT = re.compile(
+    r"\b(perf|performance|latency|throughput|speed|faster|optimi\w+|"
+    r"memory|cache|kernel|overhead)\b",
+    re.I,
+)
+TEST_DEP_MANIFEST = re.compile(r"(test|dev|lint|doc|ci|bench)", re.I)
+
+
+def norm_tag(tag: str) -> str:
+    """A title tag as :data:`TAG_TYPES` spells it: lower case, no spaces, dashes or underscores."""
+    return re.sub(r"[\s_-]+", "", tag.lower())

@@ -1,0 +1,349 @@
+"""The rules' write-up of a commit: summary, impact, insights, risks, recommendations.
+
+Every sentence is assembled from facts, so nothing here can be invented, and
+every sentence is a language-neutral :class:`~repoherald.models.Text` (a
+``rule.*`` key of the catalogues and its arguments): the report localises it.
+Arguments are data (paths, names, counts) or other Texts, never words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from repoherald.analysis.facts import file_kind, parse_title
+from repoherald.analysis.signals import PERF_HINT, SECURITY
+from repoherald.emails import hide_emails
+from repoherald.i18n import type_text
+from repoherald.models import (
+    ApiChange,
+    Arg,
+    ChangeType,
+    Commit,
+    DependencyChange,
+    Facts,
+    FileStatus,
+    Message,
+    Risk,
+    Text,
+)
+
+
+def rule(code: str, **args: Arg) -> Text:
+    """The catalogue message ``rule.<code>`` with its arguments."""
+    return Text("rule." + code, args)
+
+
+def sentences(*parts: Text) -> Text:
+    """``parts`` joined by the language's sentence separator (``；`` / ``; ``)."""
+    return Text("join.sentences", {"items": parts})
+
+
+def kinds_text(kinds: Iterable[str]) -> tuple[Text, ...]:
+    """File kinds as a list argument (``源代码、测试`` / ``source, test``)."""
+    return tuple(Text("kind." + k) for k in kinds)
+
+
+def names(items: Iterable[str], limit: int = 5, code: bool = True) -> str:
+    """Up to ``limit`` distinct names, in backticks, then ``(+n)`` for the rest."""
+    seen = list(dict.fromkeys(items))
+    shown = [f"`{s}`" if code else s for s in seen[:limit]]
+    extra = len(seen) - limit
+    return ", ".join(shown) + (f" (+{extra})" if extra > 0 else "")
+
+
+def dep_list(changes: Iterable[DependencyChange]) -> str:
+    out = []
+    for c in changes:
+        if c.old is None:
+            out.append(f"`{c.name}` + {c.new or '*'}")
+        elif c.new is None:
+            out.append(f"`{c.name}` − {c.old or '*'}")
+        else:
+            out.append(f"`{c.name}` {c.old or '*'} → {c.new or '*'}")
+    return ", ".join(out)
+
+
+def _broken(facts: Facts) -> list[ApiChange]:
+    return [a for a in facts.api_changes if a.change in ("removed", "signature")]
+
+
+# -- summary and impact --------------------------------------------------------
+
+
+def summary(commit: Commit, ctype: ChangeType, facts: Facts) -> Text:
+    text = hide_emails(parse_title(commit.title).text)
+    parts = [rule("s_head", type=type_text(ctype), text=text or rule("s_untitled"))]
+    if facts.files_changed:
+        areas: Arg = names(facts.areas, limit=3, code=False) if facts.areas else rule("none")
+        parts.append(
+            rule(
+                "s_files",
+                files=facts.files_changed,
+                added=facts.added,
+                deleted=facts.deleted,
+                areas=areas,
+            )
+        )
+    else:
+        parts.append(rule("s_empty"))
+    counts = {c: sum(1 for a in facts.api_changes if a.change == c) for c in _API_CHANGES}
+    if any(counts.values()):
+        parts.append(
+            rule(
+                "s_api",
+                added=counts["added"],
+                removed=counts["removed"],
+                changed=counts["signature"],
+            )
+        )
+    if facts.dependency_changes:
+        parts.append(rule("s_deps", deps=dep_list(facts.dependency_changes[:3])))
+    return sentences(*parts)
+
+
+_API_CHANGES = ("added", "removed", "signature")
+
+
+def impact(facts: Facts) -> list[Text]:
+    out = _area_impact(facts)
+    for change, code in (
+        ("removed", "i_api_removed"),
+        ("signature", "i_api_changed"),
+        ("added", "i_api_added"),
+    ):
+        items = [a for a in facts.api_changes if a.change == change]
+        if items:
+            out.append(rule(code, names=names(a.name for a in items)))
+    if facts.dependency_changes:
+        out.append(rule("i_deps", deps=dep_list(facts.dependency_changes[:6])))
+    status_counts = {s: 0 for s in FileStatus}
+    for f in facts.files:
+        status_counts[f.status] += 1
+    bits = tuple(
+        rule("st_" + s.value, n=n)
+        for s, n in status_counts.items()
+        if n and s is not FileStatus.MODIFIED
+    )
+    if bits:
+        out.append(rule("i_status", list=bits))
+    special = [f for f in facts.files if f.binary or f.is_submodule or f.is_symlink]
+    if special:
+        out.append(rule("i_special", n=len(special)))
+    if facts.unparsed:
+        out.append(rule("i_unparsed", names=names(facts.unparsed, limit=3)))
+    return out
+
+
+def _area_impact(facts: Facts) -> list[Text]:
+    per_area: dict[str, list[int]] = {}
+    for f in facts.files:
+        stats = per_area.setdefault(_area_for(facts, f.path), [0, 0, 0])
+        stats[0] += 1
+        stats[1] += f.added
+        stats[2] += f.deleted
+    out = []
+    for area in facts.areas[:6]:
+        n, added, deleted = per_area.get(area, [0, 0, 0])
+        out.append(rule("i_area", area=area, n=n, added=added, deleted=deleted))
+    if len(facts.areas) > 6:
+        out.append(rule("i_more_areas", n=len(facts.areas) - 6))
+    return out
+
+
+def _area_for(facts: Facts, path: str) -> str:
+    # Areas are computed by the extractor; recompute cheaply by prefix here.
+    for area in facts.areas:
+        if area == "(root)" and "/" not in path:
+            return area
+        if path == area or path.startswith(area.rstrip("/") + "/"):
+            return area
+    return facts.areas[0] if facts.areas else "(root)"
+
+
+# -- insights ------------------------------------------------------------------
+
+
+def insights(ctype: ChangeType, commit: Commit, facts: Facts) -> dict[str, Message]:
+    """One observation per dimension, each from facts (or saying there is none)."""
+    return {
+        "architecture": _architecture(facts),
+        "performance": _performance(ctype, commit),
+        "security": _security(commit, facts),
+        "maintainability": _maintainability(facts),
+        "compatibility": _compatibility(facts),
+    }
+
+
+def _architecture(facts: Facts) -> Text:
+    added = [f.path for f in facts.files if f.status is FileStatus.ADDED and _is_source(f.path)]
+    deleted = [f.path for f in facts.files if f.status is FileStatus.DELETED and _is_source(f.path)]
+    if added or deleted:
+        arch = rule(
+            "in_arch_files",
+            added=len(added),
+            deleted=len(deleted),
+            list=names(added + deleted, limit=4),
+        )
+    else:
+        arch = rule("in_arch_none")
+    if len(facts.areas) > 1:
+        return sentences(arch, rule("in_arch_areas", n=len(facts.areas)))
+    return arch
+
+
+def _is_source(path: str) -> bool:
+    return file_kind(path) == "source"
+
+
+def _performance(ctype: ChangeType, commit: Commit) -> Text:
+    hit = PERF_HINT.search(commit.title)
+    if ctype is ChangeType.PERFORMANCE or hit:
+        return rule("in_perf_signal", word=hit.group(0) if hit else "perf")
+    return rule("in_perf_none")
+
+
+def _security(commit: Commit, facts: Facts) -> Text:
+    hit = SECURITY.search(commit.message)
+    if hit:
+        return rule("in_sec_signal", word=hit.group(0))
+    if facts.dependency_changes:
+        return rule("in_sec_deps")
+    return rule("in_sec_none")
+
+
+def _maintainability(facts: Facts) -> Text:
+    tests = facts.kinds.get("tests", 0)
+    src = facts.kinds.get("source", 0)
+    if src and tests:
+        maint = rule("in_maint_tests", tests=tests, src=src)
+    elif src:
+        maint = rule("in_maint_no_tests", src=src)
+    else:
+        maint = rule("in_maint_nosrc")
+    if facts.kinds.get("docs"):
+        return sentences(maint, rule("in_maint_docs", n=facts.kinds["docs"]))
+    return maint
+
+
+def _compatibility(facts: Facts) -> Text:
+    broken = _broken(facts)
+    if broken or facts.breaking_marker:
+        listed: Arg = names(a.name for a in broken) or rule("none")
+        compat = rule("in_compat_api", names=listed)
+        if facts.breaking_marker:
+            return sentences(compat, rule("in_compat_marker"))
+        return compat
+    if facts.dependency_changes:
+        return rule("in_compat_deps", deps=dep_list(facts.dependency_changes[:3]))
+    return rule("in_compat_none")
+
+
+# -- risks and recommendations ---------------------------------------------------
+
+
+def _risk(code: str, **detail_args: Arg) -> Risk:
+    """The risk ``rk_<code>``: its name, its detail (with arguments) and its mitigation."""
+    return Risk(rule("rk_" + code), rule(f"rk_{code}_d", **detail_args), rule(f"rk_{code}_m"))
+
+
+def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
+    out: list[Risk] = []
+    broken = _broken(facts)
+    if broken:
+        out.append(_risk("api", names=names(a.name for a in broken)))
+    if facts.breaking_marker:
+        out.append(_risk("breaking"))
+    if facts.dependency_changes:
+        out.append(_risk("deps", deps=dep_list(facts.dependency_changes[:4])))
+    if ctype is ChangeType.REVERT:
+        out.append(_risk("revert"))
+    src = facts.kinds.get("source", 0)
+    quiet_types = (ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD)
+    if src and not facts.kinds.get("tests") and ctype not in quiet_types:
+        out.append(_risk("untested", src=src))
+    if facts.added + facts.deleted >= 500:
+        out.append(_risk("large", added=facts.added, deleted=facts.deleted, areas=len(facts.areas)))
+    if ctype is ChangeType.BUGFIX:
+        out.append(_risk("fix"))
+    return out
+
+
+def recommendations(facts: Facts, risks: list[Risk]) -> list[Message]:
+    """The risks' mitigations, then where to read more; at most five, no repeats."""
+    recs = [r.mitigation for r in risks]
+    if facts.pr_number is not None:
+        recs.append(rule("rec_pr", n=facts.pr_number))
+    if facts.areas:
+        recs.append(rule("rec_areas", areas=names(facts.areas, limit=3, code=False)))
+    return list(dict.fromkeys(recs))[:5]
+
+
+# -- the author's own description -------------------------------------------
+
+_TRAILER = re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,40}:\s+\S.*$")
+_TEMPLATE_LINE = re.compile(
+    r"^\s*(#{1,6}\s|<!--|-->|-{3,}\s*$|={3,}\s*$|\*\*.*\*\*\s*$|- \[[ xX]\]|"
+    r"(what this pr does|why we need it|does this pr introduce|how was this patch tested|"
+    r"purpose|test plan|test result|essential elements)\b)",
+    re.I,
+)
+DESCRIPTION_LIMIT = 280
+
+
+def describe(body: str) -> str:
+    """The first prose paragraph of the author's description, clipped at a word.
+
+    Trailers, e-mail addresses, PR-template headings, code blocks and HTML
+    comments are dropped; what is left is the author's own explanation, which
+    a reader of the report wants more than any paraphrase.
+    """
+    text = hide_emails(" ".join(_prose_lines(body))).strip()
+    if len(text) <= DESCRIPTION_LIMIT:
+        return text
+    cut = text[:DESCRIPTION_LIMIT]
+    space = cut.rfind(" ")
+    if space > DESCRIPTION_LIMIT // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def _prose_lines(body: str) -> list[str]:
+    lines: list[str] = []
+    in_fence = in_comment = False
+    for raw in body.splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if "<!--" in line and "-->" not in line:
+            in_comment = True
+            continue
+        if in_comment:
+            in_comment = "-->" not in line
+            continue
+        if not line:
+            if lines:
+                break
+            continue
+        if _is_trailer(line):
+            continue
+        if _TEMPLATE_LINE.match(line) or line.lower().startswith(("- vllm version", "- vllm main")):
+            if lines:
+                break
+            continue
+        if line.startswith(("http://", "https://")) and " " not in line:
+            continue
+        lines.append(line)
+    return lines
+
+
+def _is_trailer(line: str) -> bool:
+    return bool(_TRAILER.match(line)) and (
+        "@" in line
+        or line.lower().startswith(
+            ("signed-off-by", "co-authored-by", "reviewed-by", "change-id", "cc:")
+        )
+    )

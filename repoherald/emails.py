@@ -1,0 +1,18 @@
+"""E-mail addresses never reach a report or a prompt: one pattern, one replacement.
+
+Commit messages carry addresses in trailers, in prose and in angle brackets
+(``Ann <ann@example.com>``). The rules' write-up, the LLM prompt and the
+renderers' last pass all hide them the same way, bracket and all.
+"""
+
+from __future__ import annotations
+
+import re
+
+EMAIL = re.compile(r"<?[\w.+-]+@[\w-]+(\.[\w-]+)+>?")
+PLACEHOLDER = "<email>"
+
+
+def hide_emails(text: str) -> str:
+    """``text`` with every address (and its angle brackets) replaced by ``<email>``."""
+    return EMAIL.sub(PLACEHOLDER, text) if "@" in text else text

@@ -1,0 +1,95 @@
+"""Every user-facing string, in one catalogue per language, and the one way to look it up.
+
+The catalogues (:mod:`repoherald.i18n.zh`, :mod:`repoherald.i18n.en`) hold
+report labels, the rules' reasons and write-up, the notes the LLM path adds
+and the errors a report shows; nothing else in the package spells out
+words a reader sees. Two kinds of text reach a report:
+
+* prose in one language (a model's answer, an error): shown as it is;
+* a :class:`~repoherald.models.Text` (a key and its arguments), which the
+  rules store so that one analysis serves every language: localised here,
+  at render time, by :func:`localise`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from repoherald.i18n import en, zh
+from repoherald.models import Analysis, Arg, ChangeType, Importance, Message, Risk, Text
+
+CATALOGUES: dict[str, dict[str, str]] = {"zh": zh.CATALOGUE, "en": en.CATALOGUE}
+LANGUAGES: tuple[str, ...] = tuple(CATALOGUES)
+
+EMOJI = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
+
+
+def t(lang: str, key: str, **kwargs: Any) -> str:
+    """The text for ``key`` in ``lang``, formatted with ``kwargs``."""
+    text = CATALOGUES[lang][key]
+    return text.format(**kwargs) if kwargs else text
+
+
+def type_label(lang: str, change_type: ChangeType) -> str:
+    return CATALOGUES[lang]["type." + change_type.value]
+
+
+def importance_label(lang: str, importance: Importance) -> str:
+    return CATALOGUES[lang]["importance." + importance.value]
+
+
+def importance_badge(lang: str, importance: Importance) -> str:
+    """``🔴 高`` — always the emoji, one space, the word."""
+    return f"{EMOJI[importance]} {importance_label(lang, importance)}"
+
+
+def type_text(change_type: ChangeType) -> Text:
+    """The change type's label as a language-neutral message."""
+    return Text("type." + change_type.value)
+
+
+def localise(lang: str, message: Message) -> str:
+    """A message as text in ``lang``: prose as it is, a :class:`Text` from the catalogue."""
+    if isinstance(message, str):
+        return message
+    catalogue = CATALOGUES[lang]
+    if message.code.startswith("join."):
+        items = message.args.get("items", ())
+        assert isinstance(items, tuple)
+        return catalogue[message.code].join(localise(lang, item) for item in items)
+    text = catalogue[message.code]
+    if not message.args:
+        return text
+    return text.format(**{name: _argument(lang, value) for name, value in message.args.items()})
+
+
+def _argument(lang: str, value: Arg) -> str | int:
+    if isinstance(value, Text):
+        return localise(lang, value)
+    if isinstance(value, tuple):
+        return CATALOGUES[lang]["join.list"].join(localise(lang, item) for item in value)
+    return value
+
+
+def localise_analysis(lang: str, analysis: Analysis) -> Analysis:
+    """The same analysis with every message turned into prose in ``lang``.
+
+    The LLM path works on prose: its prompt quotes the rules' reasons, and
+    its own analysis (cached per language) carries some of the rules' text.
+    """
+
+    def say(message: Message) -> str:
+        return localise(lang, message)
+
+    return replace(
+        analysis,
+        reasons=tuple(map(say, analysis.reasons)),
+        summary=say(analysis.summary),
+        impact=tuple(map(say, analysis.impact)),
+        insights={k: say(v) for k, v in analysis.insights.items()},
+        risks=tuple(Risk(say(r.risk), say(r.detail), say(r.mitigation)) for r in analysis.risks),
+        recommendations=tuple(map(say, analysis.recommendations)),
+        error=say(analysis.error),
+        llm_error=say(analysis.llm_error),
+    )

@@ -1,0 +1,428 @@
+"""The typed report view: what every renderer shows, built once per report.
+
+:func:`build_view` turns a :class:`~repoherald.models.DayReport` into frozen
+dataclasses in the report's language: every message localised, every
+address hidden, counts and groups computed, links and anchors assigned. The
+Markdown report, its JSON twin and any later renderer (chat, e-mail, HTML)
+read this and only this, so they cannot disagree.
+
+Text in the view is plain text, except that backticks mark code (the
+convention of the rules' messages); each renderer escapes it its own way.
+Anchors are the ids GitHub gives the Markdown report's headings, assigned
+in document order by the same slugger, so every link to them resolves.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from repoherald.emails import hide_emails
+from repoherald.i18n import EMOJI, importance_badge, importance_label, localise, t, type_label
+from repoherald.models import (
+    Analysis,
+    ChangeType,
+    Commit,
+    DayReport,
+    Entry,
+    Facts,
+    Importance,
+    RepoSection,
+)
+from repoherald.render import escape
+from repoherald.render.slug import Slugger
+
+
+@dataclass(frozen=True, slots=True)
+class RiskView:
+    risk: str
+    detail: str
+    mitigation: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisView:
+    """An analysis in the report's language: the fields of Analysis, same order, as text."""
+
+    analyser: str
+    change_type: ChangeType
+    importance: Importance
+    reasons: tuple[str, ...]
+    summary: str
+    impact: tuple[str, ...]
+    insights: dict[str, str]
+    risks: tuple[RiskView, ...]
+    recommendations: tuple[str, ...]
+    description: str
+    error: str
+    llm_error: str
+    usage: tuple[int, int]
+    unverified: tuple[str, ...]
+    unseen_files: tuple[str, ...]
+    rule_verdict: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommitView:
+    """One commit as the report shows it."""
+
+    sha: str
+    short_sha: str
+    title: str
+    """The first line of the message (or a placeholder), addresses hidden."""
+    author: str
+    co_authors: str
+    """Co-author names, comma-separated."""
+    author_time: datetime
+    """In the report's time zone, as is ``commit_time``."""
+    commit_time: datetime
+    url: str | None
+    pr_number: int | None
+    pr_url: str | None
+    anchor: str
+    decode_errors: bool
+    change_type: ChangeType
+    importance: Importance
+    type_label: str
+    badge: str
+    """``🔴 高``: the importance's emoji and word."""
+    files: str
+    """Files and lines changed, as a phrase."""
+    areas: str
+    """The first five areas as code spans, then ``(+n)``."""
+    reasons: str
+    """Why this type and importance: the reasons as one sentence list."""
+    error: str
+    """Why this commit could not be analysed (empty when it was)."""
+    notes: tuple[str, ...]
+    """What a reader must know about the commit itself (undecodable bytes, a merge)."""
+    llm_notes: tuple[str, ...]
+    """What a reader must know about the model's part in the analysis."""
+    analysis: AnalysisView
+    facts: Facts
+
+    @property
+    def time(self) -> str:
+        return self.author_time.strftime("%Y-%m-%d %H:%M:%S")
+
+
+@dataclass(frozen=True, slots=True)
+class GroupView:
+    """The commits of one importance, in first-parent order."""
+
+    importance: Importance
+    title: str
+    anchor: str
+    commits: tuple[CommitView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StatsView:
+    """A repository's numbers for the day, and the same as sentences."""
+
+    commits: int
+    importance: dict[Importance, int]
+    """Commits per importance, high first (every level present)."""
+    files_changed: int
+    added: int
+    deleted: int
+    authors: int
+    line: str
+    lines: str
+    types: str
+    areas: str
+
+
+@dataclass(frozen=True, slots=True)
+class SectionView:
+    """One repository's part of the report."""
+
+    name: str
+    branch: str
+    web_url: str | None
+    error: str | None
+    anchor: str
+    stats: StatsView
+    stats_anchor: str
+    """Empty when the section has no statistics heading (no commits, or an error)."""
+    commits: tuple[CommitView, ...]
+    """First-parent order, newest first."""
+    groups: tuple[GroupView, ...]
+    """Non-empty importance groups, high first."""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageView:
+    commits: int
+    """Commits whose analysis is the model's."""
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReportView:
+    """A day's report in one language: everything any renderer needs."""
+
+    lang: str
+    day: date
+    tz_name: str
+    start: datetime
+    end: datetime
+    title: str
+    window: str
+    """The window as a phrase: local start and end, the zone and its UTC offset."""
+    analysers: tuple[str, ...]
+    analysed_by: str
+    version: str
+    generated_at: datetime
+    """In the report's time zone."""
+    generated: str
+    """The one phrase that differs between two runs of the same day."""
+    sections: tuple[SectionView, ...]
+    usage: UsageView
+    usage_line: str
+    """The LLM usage sentence; empty when no model took part."""
+
+    @property
+    def commits(self) -> list[CommitView]:
+        return [c for s in self.sections for c in s.commits]
+
+
+def build_view(report: DayReport) -> ReportView:
+    """The view of ``report`` in ``report.lang``, with heading ids in document order."""
+    lang = report.lang
+    tz = ZoneInfo(report.tz_name)
+    slugger = Slugger()
+    title = t(lang, "title", date=report.day.isoformat())
+    slugger.slug(escape.plain_heading_text(title))
+    sections = tuple(_section(s, lang, tz, slugger) for s in report.sections)
+    start = report.start.astimezone(tz)
+    end = report.end.astimezone(tz)
+    generated_at = report.generated_at.astimezone(tz)
+    analysers = ", ".join(report.analysers) or "rules"
+    uses_llm = any(not a.startswith("rules/") for a in report.analysers)
+    entries = report.entries
+    usage = UsageView(
+        commits=sum(1 for e in entries if e.analysis.analyser.startswith("llm/")),
+        prompt_tokens=sum(e.analysis.usage[0] for e in entries),
+        completion_tokens=sum(e.analysis.usage[1] for e in entries),
+    )
+    return ReportView(
+        lang=lang,
+        day=report.day,
+        tz_name=report.tz_name,
+        start=report.start,
+        end=report.end,
+        title=title,
+        window=f"{start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M}"
+        f" ({report.tz_name}, UTC{utc_offset(start)})",
+        analysers=report.analysers,
+        analysed_by=t(lang, "llm_by", analysers=analysers)
+        if uses_llm
+        else t(lang, "rules_only", analyser=analysers),
+        version=report.version,
+        generated_at=generated_at,
+        generated=t(
+            lang,
+            "generated_at",
+            time=f"{generated_at:%Y-%m-%d %H:%M:%S} (UTC{utc_offset(generated_at)})",
+        ),
+        sections=sections,
+        usage=usage,
+        usage_line=t(
+            lang,
+            "llm_usage",
+            n=usage.commits,
+            prompt=usage.prompt_tokens,
+            completion=usage.completion_tokens,
+        )
+        if uses_llm
+        else "",
+    )
+
+
+def utc_offset(dt: datetime) -> str:
+    """``+08:00``: the UTC offset of an aware datetime."""
+    off = dt.utcoffset() or timedelta(0)
+    minutes = int(off.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    minutes = abs(minutes)
+    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def local_time(ts: int, tz: ZoneInfo) -> datetime:
+    return datetime.fromtimestamp(ts, tz=UTC).astimezone(tz)
+
+
+def display_title(commit: Commit, lang: str) -> str:
+    """The title as shown: one clean line, addresses hidden, never empty."""
+    return hide_emails(escape.clean(commit.title) or t(lang, "empty_message"))
+
+
+# -- sections --------------------------------------------------------------------
+
+
+def _section(s: RepoSection, lang: str, tz: ZoneInfo, slugger: Slugger) -> SectionView:
+    anchor = slugger.slug(escape.plain_heading_text(s.name))
+    titles = [display_title(e.commit, lang) for e in s.entries]
+    anchors = [""] * len(s.entries)
+    stats_anchor = ""
+    plan: list[tuple[Importance, str, str, list[int]]] = []
+    if s.entries and not s.error:
+        stats_anchor = slugger.slug(escape.plain_heading_text(t(lang, "stats")))
+        for imp in Importance:
+            members = [i for i, e in enumerate(s.entries) if e.analysis.importance is imp]
+            if not members:
+                continue
+            title = t(
+                lang,
+                "group",
+                emoji=EMOJI[imp],
+                label=importance_label(lang, imp),
+                count=len(members),
+            )
+            group_anchor = slugger.slug(escape.plain_heading_text(title))
+            for i in members:
+                anchors[i] = slugger.slug(escape.plain_heading_text(titles[i]))
+            plan.append((imp, title, group_anchor, members))
+    commits = tuple(
+        _commit(e, s.web_url, lang, tz, titles[i], anchors[i]) for i, e in enumerate(s.entries)
+    )
+    return SectionView(
+        name=s.name,
+        branch=s.branch,
+        web_url=s.web_url,
+        error=s.error,
+        anchor=anchor,
+        stats=_stats(s.entries, lang),
+        stats_anchor=stats_anchor,
+        commits=commits,
+        groups=tuple(
+            GroupView(imp, title, group_anchor, tuple(commits[i] for i in members))
+            for imp, title, group_anchor, members in plan
+        ),
+    )
+
+
+def _stats(entries: tuple[Entry, ...], lang: str) -> StatsView:
+    counts = Counter(e.analysis.importance for e in entries)
+    types = Counter(e.analysis.change_type for e in entries)
+    areas: Counter[str] = Counter()
+    for e in entries:
+        areas.update(e.facts.areas)
+    sep = t(lang, "join.list")
+    files = sum(e.facts.files_changed for e in entries)
+    added = sum(e.facts.added for e in entries)
+    deleted = sum(e.facts.deleted for e in entries)
+    authors = len({e.commit.author.name for e in entries})
+    return StatsView(
+        commits=len(entries),
+        importance={imp: counts[imp] for imp in Importance},
+        files_changed=files,
+        added=added,
+        deleted=deleted,
+        authors=authors,
+        line=t(
+            lang,
+            "stats_line",
+            n=len(entries),
+            h=counts[Importance.HIGH],
+            m=counts[Importance.MEDIUM],
+            l=counts[Importance.LOW],
+        ),
+        lines=t(lang, "stats_lines", files=files, added=added, deleted=deleted, authors=authors),
+        types=sep.join(
+            f"{type_label(lang, ct)} {n}"
+            for ct, n in sorted(types.items(), key=lambda kv: (-kv[1], kv[0].value))
+        ),
+        areas=sep.join(
+            f"`{a}` {n}" for a, n in sorted(areas.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
+        ),
+    )
+
+
+# -- commits ---------------------------------------------------------------------
+
+
+def _commit(
+    e: Entry, web: str | None, lang: str, tz: ZoneInfo, title: str, anchor: str
+) -> CommitView:
+    c, f = e.commit, e.facts
+    a = _analysis(e.analysis, lang)
+    notes = []
+    if c.decode_errors:
+        notes.append(t(lang, "decode_warning"))
+    if f.is_merge:
+        notes.append(t(lang, "merge_note"))
+    pr_url = f"{web}/pull/{f.pr_number}" if web and f.pr_number is not None else None
+    return CommitView(
+        sha=c.sha,
+        short_sha=c.sha[:7],
+        title=title,
+        author=hide_emails(c.author.name),
+        co_authors=hide_emails(", ".join(f.co_authors)),
+        author_time=local_time(c.author_time, tz),
+        commit_time=local_time(c.commit_time, tz),
+        url=escape.url(f"{web}/commit/{c.sha}") if web else None,
+        pr_number=f.pr_number,
+        pr_url=escape.url(pr_url) if pr_url else None,
+        anchor=anchor,
+        decode_errors=c.decode_errors,
+        change_type=a.change_type,
+        importance=a.importance,
+        type_label=type_label(lang, a.change_type),
+        badge=importance_badge(lang, a.importance),
+        files=t(lang, "files_fmt", files=f.files_changed, added=f.added, deleted=f.deleted),
+        areas=", ".join(f"`{x}`" for x in f.areas[:5])
+        + (f" (+{len(f.areas) - 5})" if len(f.areas) > 5 else ""),
+        reasons=hide_emails(t(lang, "join.sentences").join(a.reasons)),
+        error=hide_emails(a.error),
+        notes=tuple(notes),
+        llm_notes=_llm_notes(a, lang),
+        analysis=a,
+        facts=f,
+    )
+
+
+def _analysis(a: Analysis, lang: str) -> AnalysisView:
+    return AnalysisView(
+        analyser=a.analyser,
+        change_type=a.change_type,
+        importance=a.importance,
+        reasons=tuple(localise(lang, r) for r in a.reasons),
+        summary=localise(lang, a.summary),
+        impact=tuple(localise(lang, x) for x in a.impact),
+        insights={k: localise(lang, v) for k, v in a.insights.items()},
+        risks=tuple(
+            RiskView(localise(lang, r.risk), localise(lang, r.detail), localise(lang, r.mitigation))
+            for r in a.risks
+        ),
+        recommendations=tuple(localise(lang, x) for x in a.recommendations),
+        description=a.description,
+        error=localise(lang, a.error),
+        llm_error=localise(lang, a.llm_error),
+        usage=a.usage,
+        unverified=a.unverified,
+        unseen_files=a.unseen_files,
+        rule_verdict=a.rule_verdict,
+    )
+
+
+def _llm_notes(a: AnalysisView, lang: str) -> tuple[str, ...]:
+    """What a reader must know about the model's part in this commit's analysis."""
+    notes = []
+    if a.llm_error:
+        notes.append("⚠️ " + t(lang, "llm_failed", error=hide_emails(a.llm_error)))
+    if a.rule_verdict:
+        notes.append("ℹ️ " + t(lang, "rule_verdict", verdict=a.rule_verdict))
+    if a.unverified:
+        items = "; ".join(hide_emails(u) for u in a.unverified[:5])
+        more = f" (+{len(a.unverified) - 5})" if len(a.unverified) > 5 else ""
+        notes.append("🔎 " + t(lang, "unverified", n=len(a.unverified), items=items + more))
+    if a.unseen_files:
+        files = ", ".join(hide_emails(u) for u in a.unseen_files[:6])
+        more = f" (+{len(a.unseen_files) - 6})" if len(a.unseen_files) > 6 else ""
+        notes.append("👁️ " + t(lang, "unseen", files=files + more))
+    return tuple(notes)
