@@ -1,0 +1,140 @@
+"""The catalogues and the language-neutral messages the rules store.
+
+Every catalogue must offer the same keys with the same format fields, or a
+report in one language breaks where the other works; a rule analysis must
+survive the store unchanged, or a cached re-run would differ from the first.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+
+import pytest
+
+from repoherald.analysis.facts import AreaRules, FactsExtractor
+from repoherald.analysis.rules import RuleAnalyser
+from repoherald.i18n import CATALOGUES, LANGUAGES, localise, localise_analysis, t
+from repoherald.models import (
+    Analysis,
+    ChangeType,
+    Commit,
+    FileChange,
+    FileStatus,
+    Importance,
+    Person,
+    Text,
+    analysis_from_dict,
+    message_from_json,
+    to_jsonable,
+)
+from repoherald.store.db import Store
+
+
+def _fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+
+
+def test_catalogues_have_the_same_keys_and_format_fields() -> None:
+    assert set(LANGUAGES) == {"zh", "en"}
+    zh, en = CATALOGUES["zh"], CATALOGUES["en"]
+    assert sorted(set(zh) ^ set(en)) == [], "keys present in one catalogue only"
+    different = {key: (_fields(zh[key]), _fields(en[key])) for key in zh}
+    assert {k: v for k, v in different.items() if v[0] != v[1]} == {}
+    assert all(isinstance(value, str) and value for c in (zh, en) for value in c.values())
+
+
+def test_every_change_type_and_importance_has_a_label() -> None:
+    for catalogue in CATALOGUES.values():
+        assert {f"type.{ct.value}" for ct in ChangeType} <= set(catalogue)
+        assert {f"importance.{imp.value}" for imp in Importance} <= set(catalogue)
+
+
+def test_localise_prose_texts_lists_and_joins() -> None:
+    assert localise("zh", "model prose stays as written") == "model prose stays as written"
+    kinds = (Text("kind.docs"), Text("kind.tests"))
+    only = Text("rule.t_only", {"kinds": kinds})
+    assert localise("zh", only) == "只改动了文档、测试文件"
+    assert localise("en", only) == "only docs, test files changed"
+    nested = Text("rule.r_type", {"reason": only})
+    assert localise("en", nested) == "Type: only docs, test files changed"
+    both = Text("join.sentences", {"items": (Text("rule.in_arch_none"), only)})
+    assert localise("zh", both) == "没有新增或删除源文件，改动在现有模块内；只改动了文档、测试文件"
+    assert localise("en", Text("rule.r_api", {"n": 3, "names": "`a`, `b`"})) == (
+        "3 public APIs removed or re-signed: `a`, `b`"
+    )
+
+
+def test_arguments_are_data_never_format_strings() -> None:
+    """A title that looks like a format field is shown as written."""
+    text = Text("rule.s_head", {"type": Text("type.bugfix"), "text": "Fix {n} and {0}"})
+    assert localise("en", text) == "Bug fix: Fix {n} and {0}"
+
+
+def test_unknown_message_code_fails_loudly() -> None:
+    with pytest.raises(KeyError):
+        localise("en", Text("rule.no_such_reason"))
+
+
+def test_t_formats_report_labels() -> None:
+    assert t("zh", "title", date="2026-01-02") == "每日更新报告（2026-01-02）"
+    assert t("en", "view_pr", n=7) == "PR #7"
+
+
+def _rule_analysis() -> Analysis:
+    extractor = FactsExtractor(AreaRules(), lambda oid: None)
+    who = Person("Dev", "dev@example.com")
+    message = (
+        "[Bugfix] Fix crash when the config is empty (#12)\n\n"
+        "BREAKING CHANGE: the old flag is gone\n"
+    )
+    commit = Commit("c" * 40, ("d" * 40,), who, 0, 0, who, 0, 0, message)
+    files = [
+        FileChange("src/app/config.py", FileStatus.MODIFIED, added=300, deleted=250),
+        FileChange("src/app/new.py", FileStatus.ADDED, added=40),
+        FileChange("docs/config.md", FileStatus.MODIFIED, added=3, deleted=1),
+    ]
+    return RuleAnalyser().analyse(commit, extractor.extract(commit, files))
+
+
+def test_a_rule_analysis_round_trips_through_json() -> None:
+    analysis = _rule_analysis()
+    assert any(
+        isinstance(m, Text) and m.code.startswith("join.") for m in analysis.insights.values()
+    )
+    assert analysis.risks and analysis.recommendations
+    text = json.dumps(to_jsonable(analysis), ensure_ascii=False)
+    assert "dev@example.com" not in text
+    back = analysis_from_dict(json.loads(text))
+    assert back == analysis
+    for lang in LANGUAGES:
+        assert localise_analysis(lang, back) == localise_analysis(lang, analysis)
+
+
+def test_prose_and_texts_decode_apart() -> None:
+    assert message_from_json("plain words") == "plain words"
+    text = Text("rule.i_status", {"list": (Text("rule.st_added", {"n": 2}),)})
+    assert message_from_json(to_jsonable(text)) == text
+
+
+def test_the_store_returns_the_rule_analysis_it_was_given(memory_store: Store) -> None:
+    analysis = _rule_analysis()
+    who = Person("Dev", "dev@example.com")
+    commit = Commit("c" * 40, ("d" * 40,), who, 0, 0, who, 0, 0, "x")
+    extractor = FactsExtractor(AreaRules(), lambda oid: None)
+    facts = extractor.extract(commit, [FileChange("src/a.py", FileStatus.MODIFIED, 1, 1)])
+    memory_store.save("repo", [(commit, facts, analysis)], "facts/test")
+    loaded = memory_store.load([commit.sha], "facts/test", RuleAnalyser.name)
+    assert loaded[commit.sha][2] == analysis
+    assert memory_store.load([commit.sha], "facts/test", "rules/1/zh") == {}
+
+
+def test_localised_analysis_is_prose_everywhere() -> None:
+    analysis = localise_analysis("zh", _rule_analysis())
+    parts = [
+        *analysis.reasons, analysis.summary, *analysis.impact, *analysis.insights.values(),
+        *(m for r in analysis.risks for m in (r.risk, r.detail, r.mitigation)),
+        *analysis.recommendations, analysis.error, analysis.llm_error,
+    ]  # fmt: skip
+    assert all(isinstance(p, str) for p in parts)
+    assert analysis.reasons[0].startswith("类型：")
