@@ -53,6 +53,7 @@ def names(items: Iterable[str], limit: int = 5, code: bool = True) -> str:
 
 
 def dep_list(changes: Iterable[DependencyChange]) -> str:
+    """Version changes as data (names in backticks, ``old → new``, ``+`` added, ``−`` removed)."""
     out = []
     for c in changes:
         if c.old is None:
@@ -72,6 +73,7 @@ def _broken(facts: Facts) -> list[ApiChange]:
 
 
 def summary(commit: Commit, ctype: ChangeType, facts: Facts) -> Text:
+    """The type and the title's own words, then what changed: files, public API, dependencies."""
     text = hide_emails(parse_title(commit.title).text)
     parts = [rule("s_head", type=type_text(ctype), text=text or rule("s_untitled"))]
     if facts.files_changed:
@@ -106,6 +108,7 @@ _API_CHANGES = ("added", "removed", "signature")
 
 
 def impact(facts: Facts) -> list[Text]:
+    """Where the change lands: per area, then API, dependencies, file status, unreadable files."""
     out = _area_impact(facts)
     for change, code in (
         ("removed", "i_api_removed"),
@@ -248,6 +251,7 @@ def _risk(code: str, **detail_args: Arg) -> Risk:
 
 
 def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
+    """What could break downstream, each only when a fact shows it."""
     out: list[Risk] = []
     broken = _broken(facts)
     if broken:

@@ -32,10 +32,12 @@ def t(lang: str, key: str, **kwargs: Any) -> str:
 
 
 def type_label(lang: str, change_type: ChangeType) -> str:
+    """The change type's name in ``lang`` (``新功能`` / ``Feature``)."""
     return CATALOGUES[lang]["type." + change_type.value]
 
 
 def importance_label(lang: str, importance: Importance) -> str:
+    """The importance's word in ``lang`` (``高`` / ``High``)."""
     return CATALOGUES[lang]["importance." + importance.value]
 
 

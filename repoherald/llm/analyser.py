@@ -402,7 +402,7 @@ def _mark_alarms(analysis: Analysis, message: str, lang: str) -> Analysis:
 
     def mark(text: Message, where: str) -> Message:
         if isinstance(text, Text):
-            return text  # the rules' own words, built from facts: nothing to mark
+            return text  # a rule message, built from facts: nothing to mark
 
         def sub(m: re.Match[str]) -> str:
             found.append(f"{where}: {m.group(0)} (marked)")

@@ -253,6 +253,7 @@ def utc_offset(dt: datetime) -> str:
 
 
 def local_time(ts: int, tz: ZoneInfo) -> datetime:
+    """Seconds since the epoch as an aware datetime in the report's zone."""
     return datetime.fromtimestamp(ts, tz=UTC).astimezone(tz)
 
 
