@@ -70,6 +70,10 @@ CATALOGUE: dict[str, str] = {
     "llm_usage": "LLM usage: {n} commits analysed by the model, {prompt} prompt tokens,"
     " {completion} completion tokens.",
     "llm_by": "rules + model ({analysers})",
+    "partial_day": (
+        "This day is not over yet: the report covers commits up to {time};"
+        " run again tomorrow for the whole day."
+    ),
     "generated_at": "Generated: {time}",
     # -- Change types and importance levels.
     "type.feature": "Feature",

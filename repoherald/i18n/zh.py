@@ -67,6 +67,7 @@ CATALOGUE: dict[str, str] = {
     "unseen": "模型未看到的文件：{files}",
     "llm_usage": "LLM 用量：{n} 个提交由模型分析，提示 {prompt} tokens，生成 {completion} tokens。",
     "llm_by": "规则 + 模型（{analysers}）",
+    "partial_day": "今天尚未结束：本报告只包含截至 {time} 的提交，明天再运行一次可得到完整的一天。",
     "generated_at": "生成时间：{time}",
     # -- Change types and importance levels.
     "type.feature": "新功能",

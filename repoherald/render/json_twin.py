@@ -28,6 +28,7 @@ def report_to_dict(view: ReportView) -> dict[str, Any]:
         "analysers": list(view.analysers),
         "tool_version": view.version,
         "generated_at": view.generated_at.isoformat(timespec="seconds"),
+        "as_of": view.as_of.isoformat(timespec="seconds") if view.as_of else None,
         "repos": [_repo(s) for s in view.sections],
         "llm_usage": {
             "commits": view.usage.commits,

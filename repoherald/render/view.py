@@ -184,6 +184,10 @@ class ReportView:
     usage: UsageView
     usage_line: str
     """The LLM usage sentence; empty when no model took part."""
+    as_of: datetime | None = None
+    """Set when the day is still running: the report covers commits up to this time."""
+    partial: str = ""
+    """The sentence that says so; empty for a finished day."""
 
     @property
     def commits(self) -> list[CommitView]:
@@ -239,6 +243,10 @@ def build_view(report: DayReport) -> ReportView:
             completion=usage.completion_tokens,
         )
         if uses_llm
+        else "",
+        as_of=report.as_of.astimezone(tz) if report.as_of else None,
+        partial=t(lang, "partial_day", time=f"{report.as_of.astimezone(tz):%H:%M}")
+        if report.as_of
         else "",
     )
 

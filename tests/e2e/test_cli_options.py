@@ -76,3 +76,21 @@ def test_license_is_an_spdx_expression() -> None:
     """The table form stops working in setuptools after 2027-02-18."""
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert meta["project"]["license"] == "Apache-2.0"
+
+
+def test_today_is_marked_partial_and_yesterday_is_not(tmp_path: Path) -> None:
+    fx = GitFixture.init(tmp_path / "proj")
+    fx.write("app.py", "x = 1\n")
+    fx.commit("Add app", when=datetime.now(UTC))
+    common = ("report", "--repo", "proj", "--tz", "UTC", "--home", str(tmp_path / "h"))
+    today = run_repoherald(*common, "--date", "today", "--out", str(tmp_path / "a"), cwd=tmp_path)
+    assert today.returncode == 0, today.stderr
+    md = next((tmp_path / "a").rglob("*.md")).read_text()
+    assert "今天尚未结束" in md
+    assert json.loads(next((tmp_path / "a").rglob("*.json")).read_text())["as_of"]
+    older = run_repoherald(
+        *common, "--date", "yesterday", "--out", str(tmp_path / "b"), cwd=tmp_path
+    )
+    assert older.returncode == 0, older.stderr
+    assert "今天尚未结束" not in next((tmp_path / "b").rglob("*.md")).read_text()
+    assert json.loads(next((tmp_path / "b").rglob("*.json")).read_text())["as_of"] is None
