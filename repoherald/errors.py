@@ -34,3 +34,7 @@ class StoreError(RepoheraldError):
 
 class PublishError(RepoheraldError):
     """A report could not be written or delivered."""
+
+
+class UnavailableError(RepoheraldError):
+    """A remote service cannot be reached (its circuit breaker is open); callers fall back."""
