@@ -22,6 +22,8 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from repoherald.errors import ConfigError, UsageError
+from repoherald.llm.settings import LlmSettings
+from repoherald.redact import register, secret_env
 
 DEFAULT_TZ = "Asia/Shanghai"
 DEFAULT_LANG = "zh"
@@ -137,26 +139,6 @@ class _ConfigFile(BaseModel):
     report: _ReportFile = Field(default_factory=_ReportFile)
     repos: list[_RepoFile] = Field(default_factory=list)
     llm: _LlmFile = Field(default_factory=_LlmFile)
-
-
-@dataclass(frozen=True, slots=True)
-class LlmSettings:
-    """An OpenAI-compatible endpoint. Holds the *name* of the key's variable, never the key."""
-
-    base_url: str
-    model: str
-    api_key_env: str | None = None
-    concurrency: int = 4
-    timeout: float = 120.0
-    max_output_tokens: int = 2048
-    temperature: float = 0.2
-    context_tokens: int = 32768
-    max_retries: int = 4
-    token_budget: int | None = None
-
-    def api_key(self) -> str | None:
-        """The key, read from the environment at the moment it is needed."""
-        return os.environ.get(self.api_key_env) if self.api_key_env else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,6 +474,7 @@ def build_settings(
     if "{date}" not in template:
         raise ConfigError("report.path must contain {date}: each day needs its own file")
 
+    _check_llm_limits(llm_concurrency, llm_token_budget)
     llm = (
         None
         if no_llm
@@ -518,6 +501,55 @@ def build_settings(
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_KEY_PREFIXES = ("sk-", "gsk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
+                 "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "hf_", "AKIA", "AIza")  # fmt: skip
+
+
+def _looks_like_key(value: str) -> bool:
+    """True for a credential pasted where a variable NAME belongs.
+
+    A known key prefix; or a long token that is not ALL_CAPS_WITH_UNDERSCORES
+    and scatters digits and capitals the way generated keys do (several digit
+    runs, capitals next to digits or alone between small letters), which
+    CamelCase or snake_case names such as ``OpenAiKeyForTeam2024`` do not.
+    """
+    if any(value.startswith(p) and len(value) >= len(p) + 6 for p in _KEY_PREFIXES):
+        return True
+    if len(value) <= 24 or re.fullmatch(r"[A-Z][A-Z0-9_]*", value):
+        return False
+    digit_runs = len(re.findall(r"\d+", value))
+    odd_capitals = len(re.findall(r"[A-Z]\d|[a-z][A-Z](?![a-z])", value))
+    return digit_runs >= 1 and digit_runs + odd_capitals >= 4
+
+
+def _check_llm_limits(concurrency: int | None, token_budget: int | None) -> None:
+    """Bad numbers are usage errors even when no LLM is configured (they would be later)."""
+    if concurrency is not None and not 1 <= concurrency <= 64:
+        raise UsageError(f"--llm-concurrency {concurrency} is out of range: use 1 to 64")
+    if token_budget is not None and token_budget < 1:
+        raise UsageError("--llm-token-budget must be a positive number of tokens")
+
+
+def _check_key_env(key_env: str) -> None:
+    """The key's variable must be a variable name (never echo it: it may be the key) and set."""
+    if _looks_like_key(key_env):
+        register(key_env)
+        raise UsageError(
+            "the LLM API key setting (--llm-api-key-env or [llm] api_key_env): this looks like"
+            " a key, not a variable name; give the NAME of an environment variable that holds"
+            " the key, e.g. DEEPSEEK_API_KEY"
+        )
+    if not _ENV_NAME.fullmatch(key_env):
+        register(key_env)
+        raise UsageError(
+            "the LLM API key setting must be the NAME of an environment variable"
+            " (e.g. DEEPSEEK_API_KEY), not the key itself"
+        )
+    if not secret_env(key_env):
+        raise UsageError(
+            f"environment variable {key_env} is not set: export it with your API key,"
+            " or drop --llm-api-key-env for a server that needs no key"
+        )
 
 
 def _llm_settings(
@@ -544,23 +576,9 @@ def _llm_settings(
         )
     key_env = api_key_env if api_key_env is not None else f.api_key_env
     if key_env:
-        if not _ENV_NAME.fullmatch(key_env):
-            # Never echo it: people paste the key itself here by mistake.
-            raise UsageError(
-                "the LLM API key setting must be the NAME of an environment variable"
-                " (e.g. DEEPSEEK_API_KEY), not the key itself"
-            )
-        if not os.environ.get(key_env):
-            raise UsageError(
-                f"environment variable {key_env} is not set: export it with your API key,"
-                " or drop --llm-api-key-env for a server that needs no key"
-            )
+        _check_key_env(key_env)
     workers = concurrency if concurrency is not None else f.concurrency
-    if not 1 <= workers <= 64:
-        raise UsageError(f"--llm-concurrency {workers} is out of range: use 1 to 64")
     budget = token_budget if token_budget is not None else f.token_budget
-    if budget is not None and budget < 1:
-        raise UsageError("--llm-token-budget must be a positive number of tokens")
     return LlmSettings(
         base_url=url.rstrip("/"),
         model=name,

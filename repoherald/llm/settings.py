@@ -1,0 +1,32 @@
+"""What the LLM analyser needs to know about its endpoint, and nothing else.
+
+It lives here, not in :mod:`repoherald.config`, so the dependency points one
+way: the configuration builds an :class:`LlmSettings`, and ``llm/`` never
+imports the configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from repoherald.redact import secret_env
+
+
+@dataclass(frozen=True, slots=True)
+class LlmSettings:
+    """An OpenAI-compatible endpoint. Holds the *name* of the key's variable, never the key."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    concurrency: int = 4
+    timeout: float = 120.0
+    max_output_tokens: int = 2048
+    temperature: float = 0.2
+    context_tokens: int = 32768
+    max_retries: int = 4
+    token_budget: int | None = None
+
+    def api_key(self) -> str | None:
+        """The key, read from the environment when needed and registered for redaction."""
+        return secret_env(self.api_key_env)
