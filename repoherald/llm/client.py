@@ -4,9 +4,19 @@ Any server that speaks ``POST {base_url}/chat/completions`` works: OpenAI,
 DeepSeek, Qwen/DashScope, a local vLLM, SGLang or Ollama. Transient trouble
 (timeouts, connection resets, 429 with ``Retry-After``, 5xx) is retried a
 bounded number of times with exponential backoff and jitter; anything else
-fails at once with a message that says what to fix. The API key goes into
-the ``Authorization`` header and nowhere else: no log line, exception or
-report ever contains it.
+fails at once with a message that says what to fix.
+
+An endpoint that cannot be reached at all (connection refused, DNS, connect
+timeout) is reported to a shared :class:`~repoherald.breaker.CircuitBreaker`;
+once it opens, every request fails at once with :class:`LlmUnavailable`
+instead of retrying, so a dead endpoint costs seconds, not minutes.
+
+The API key goes into the ``Authorization`` header and nowhere else. Error
+text that leaves this module is redacted, because some proxies echo the
+request's headers in their error bodies.
+
+The HTTP layer is injectable (``transport=`` or a ready ``http=`` client), as
+with httpx itself, so tests drive the client over ``httpx.MockTransport``.
 """
 
 from __future__ import annotations
@@ -17,23 +27,34 @@ import json
 import logging
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+
+from repoherald.breaker import CircuitBreaker
+from repoherald.errors import RepoheraldError, UnavailableError
+from repoherald.redact import redact
 
 log = logging.getLogger("repoherald.llm")
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
 MAX_WAIT = 120.0
 
+Sleep = Callable[[float], Awaitable[None]]
 
-class LlmError(Exception):
+
+class LlmError(RepoheraldError):
     """The request failed for good; the message says why, in one line."""
 
 
 class SchemaRejected(LlmError):
     """The server does not accept ``response_format: json_schema``."""
+
+
+class LlmUnavailable(LlmError):
+    """The endpoint cannot be reached; no request was (or will be) answered."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +63,14 @@ class ChatReply:
     finish_reason: str
     prompt_tokens: int
     completion_tokens: int
+
+
+@dataclass
+class _Outcome:
+    """One attempt that did not succeed for good: why, and how long the server asks to wait."""
+
+    reason: str
+    wait: float | None = None
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -61,39 +90,51 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def _error_message(response: httpx.Response) -> str:
+    """The server's own words about an error, short and redacted."""
     try:
         body = response.json()
     except ValueError:
-        return response.text[:200].strip() or response.reason_phrase
-    if isinstance(body, dict):
-        err = body.get("error", body)
+        text = response.text[:200].strip() or response.reason_phrase
+    else:
+        err = body.get("error", body) if isinstance(body, dict) else body
         if isinstance(err, dict):
-            return str(err.get("message") or err)[:300]
-        return str(err)[:300]
-    return str(body)[:300]
+            err = err.get("message") or err
+        text = str(err)[:300]
+    return redact(text)
 
 
 class ChatClient:
-    """One connection pool to one endpoint, shared by concurrent requests."""
+    """One connection pool to one endpoint, shared by concurrent requests.
+
+    ``transport`` replaces httpx's network transport (tests pass an
+    ``httpx.MockTransport``); ``http`` is a ready client the caller owns and
+    closes. ``breaker`` is shared with whoever else calls the same endpoint;
+    ``sleep`` is how the client waits between attempts.
+    """
 
     def __init__(
         self,
         base_url: str,
         model: str,
         *,
-        api_key: str | None,
-        api_key_env: str | None,
-        timeout: float,
-        max_retries: int,
-        concurrency: int,
-        temperature: float,
+        api_key: str | None = None,
+        api_key_env: str | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        concurrency: int = 4,
+        temperature: float = 0.2,
+        transport: httpx.AsyncBaseTransport | None = None,
+        http: httpx.AsyncClient | None = None,
+        breaker: CircuitBreaker | None = None,
+        sleep: Sleep = asyncio.sleep,
     ) -> None:
-        headers = {"Content-Type": "application/json"}
+        self.base_url = base_url.rstrip("/")
+        self._headers = {"Content-Type": "application/json"}
         if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self._http = httpx.AsyncClient(
-            base_url=base_url,
-            headers=headers,
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        self._owns_http = http is None
+        self._http = http or httpx.AsyncClient(
+            transport=transport,
             timeout=httpx.Timeout(timeout, connect=min(timeout, 15.0)),
             limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
         )
@@ -101,10 +142,15 @@ class ChatClient:
         self.api_key_env = api_key_env
         self.max_retries = max_retries
         self.temperature = temperature
+        self.breaker = breaker
+        self._sleep = sleep
         self.json_schema_supported = True
+        self.sent = 0
+        """HTTP requests actually sent (every attempt counts; refused-by-breaker ones do not)."""
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._owns_http:
+            await self._http.aclose()
 
     def _backoff(self, attempt: int) -> float:
         return float(min(30.0, 2.0**attempt) * random.uniform(0.5, 1.5))
@@ -131,44 +177,75 @@ class ChatClient:
             }
         else:
             body["response_format"] = {"type": "json_object"}
-        last = "no attempt made"
+        last = _Outcome("no attempt made")
         for attempt in range(self.max_retries + 1):
-            wait: float | None = None
-            try:
-                response = await self._http.post("/chat/completions", json=body)
-            except httpx.TimeoutException:
-                last = "the request timed out"
-            except httpx.TransportError as exc:
-                last = f"connection failed ({type(exc).__name__})"
-            else:
-                status = response.status_code
-                if status == 200:
-                    try:
-                        return self._parse(response)
-                    except LlmError as exc:
-                        last = str(exc)
-                elif status in RETRY_STATUSES:
-                    last = f"HTTP {status}: {_error_message(response)}"
-                    wait = _retry_after(response.headers.get("retry-after"))
-                elif status == 400 and self.json_schema_supported and _mentions_schema(response):
-                    self.json_schema_supported = False
-                    raise SchemaRejected(f"server rejected json_schema: {_error_message(response)}")
-                elif status in (401, 403):
-                    where = f"${self.api_key_env}" if self.api_key_env else "--llm-api-key-env"
-                    raise LlmError(f"HTTP {status} unauthorised: check the API key in {where}")
-                elif status == 404:
-                    raise LlmError(
-                        f"HTTP 404 from {self._http.base_url}chat/completions: check the base URL"
-                        f" and the model name {self.model!r}"
-                    )
-                else:
-                    raise LlmError(f"HTTP {status}: {_error_message(response)}")
+            result = await self._attempt(body)
+            if isinstance(result, ChatReply):
+                return result
+            last = result
             if attempt == self.max_retries:
                 break
-            delay = min(MAX_WAIT, wait) if wait is not None else self._backoff(attempt)
-            log.debug("LLM request failed (%s); retry %d in %.1fs", last, attempt + 1, delay)
-            await asyncio.sleep(delay)
-        raise LlmError(f"{last} (gave up after {self.max_retries + 1} attempts)")
+            delay = min(MAX_WAIT, last.wait) if last.wait is not None else self._backoff(attempt)
+            log.debug("LLM request failed (%s); retry %d in %.1fs", last.reason, attempt + 1, delay)
+            await self._sleep(delay)
+        raise LlmError(f"{last.reason} (gave up after {self.max_retries + 1} attempts)")
+
+    async def _attempt(self, body: dict[str, Any]) -> ChatReply | _Outcome:
+        """Send once. A reply, a retryable outcome, or an exception that ends the request."""
+        if self.breaker is not None:
+            try:
+                self.breaker.before_call()
+            except UnavailableError as exc:
+                raise LlmUnavailable(redact(str(exc))) from None
+        self.sent += 1
+        try:
+            response = await self._http.post(
+                f"{self.base_url}/chat/completions", json=body, headers=self._headers
+            )
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            return self._unreachable(exc)
+        except httpx.TimeoutException:
+            return _Outcome("the request timed out")
+        except httpx.TransportError as exc:
+            return _Outcome(f"connection failed ({type(exc).__name__})")
+        if self.breaker is not None:
+            self.breaker.record_success()
+        return self._judge(response)
+
+    def _unreachable(self, exc: httpx.TransportError) -> _Outcome:
+        """A connection that was never made: count it, and stop once the breaker opens."""
+        reason = redact(f"cannot connect to {self.base_url} ({type(exc).__name__}: {exc})")
+        if self.breaker is not None and self.breaker.record_failure(
+            redact(f"{type(exc).__name__}: {exc}")
+        ):
+            raise LlmUnavailable(redact(self.breaker.message))
+        return _Outcome(reason)
+
+    def _judge(self, response: httpx.Response) -> ChatReply | _Outcome:
+        """What an HTTP answer means: a reply, a retry, or a failure with the fix."""
+        status = response.status_code
+        if status == 200:
+            try:
+                return self._parse(response)
+            except LlmError as exc:
+                return _Outcome(str(exc))
+        if status in RETRY_STATUSES:
+            wait = _retry_after(response.headers.get("retry-after"))
+            return _Outcome(f"HTTP {status}: {_error_message(response)}", wait)
+        if status == 400 and self.json_schema_supported and _mentions_schema(response):
+            self.json_schema_supported = False
+            raise SchemaRejected(f"server rejected json_schema: {_error_message(response)}")
+        if status in (401, 403):
+            where = f"${self.api_key_env}" if self.api_key_env else "--llm-api-key-env"
+            raise LlmError(f"HTTP {status} unauthorised: check the API key in {where}")
+        if status == 404:
+            raise LlmError(
+                redact(
+                    f"HTTP 404 from {self.base_url}/chat/completions: check the base URL"
+                    f" and the model name {self.model!r}"
+                )
+            )
+        raise LlmError(f"HTTP {status}: {_error_message(response)}")
 
     def _parse(self, response: httpx.Response) -> ChatReply:
         try:
@@ -177,14 +254,11 @@ class ChatClient:
             content = choice["message"].get("content") or ""
             finish = str(choice.get("finish_reason") or "stop")
             usage = data.get("usage") or {}
+            prompt = int(usage.get("prompt_tokens") or 0)
+            completion = int(usage.get("completion_tokens") or 0)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise LlmError("the server sent a malformed completion") from None
-        return ChatReply(
-            content=str(content),
-            finish_reason=finish,
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
-        )
+        return ChatReply(str(content), finish, prompt, completion)
 
 
 def _mentions_schema(response: httpx.Response) -> bool:
