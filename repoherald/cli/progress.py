@@ -56,6 +56,6 @@ class ProgressDisplay:
         step = done * 10 // max(total, 1)
         if step != self._last_step or done == total:
             self._last_step = step
-            click.echo(f"LLM: {done}/{total} commits analysed", err=True)
+            click.echo(f"LLM: {done}/{total} commits done", err=True)
         if done == total:
             self._last_step = -1

@@ -61,4 +61,6 @@ def _print_summary(result: RunResult, *, llm: bool) -> None:
             f"; LLM: {result.llm_requests} requests, {result.llm_tokens[0]} prompt +"
             f" {result.llm_tokens[1]} completion tokens"
         )
+        if result.llm_fallbacks:
+            summary += f", {result.llm_fallbacks} commits kept the rules analysis"
     click.echo(summary, err=True)

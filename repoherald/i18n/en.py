@@ -209,6 +209,9 @@ CATALOGUE: dict[str, str] = {
     "llm.verdict": "{type} / {importance}",
     "llm.unverified_marker": " (unverified)",
     "llm.unverified_marker_only": "[unverified]",
+    # -- LLM path: an endpoint that could not be reached (one commit's note; the header's count).
+    "llm.unavailable": "LLM unavailable (the endpoint could not be reached)",
+    "llm.fell_back": "; {n} commits have no model analysis and show the rules analysis",
     # -- Errors shown in the report.
     "error.analysis_failed": "analysis failed",
 }

@@ -201,6 +201,9 @@ CATALOGUE: dict[str, str] = {
     "llm.verdict": "{type} / {importance}",
     "llm.unverified_marker": "（未核实）",
     "llm.unverified_marker_only": "[未核实]",
+    # -- LLM path: an endpoint that could not be reached (one commit's note; the header's count).
+    "llm.unavailable": "LLM 不可用（无法连接模型服务）",
+    "llm.fell_back": "；{n} 个提交没有模型分析，显示规则分析",
     # -- Errors shown in the report.
     "error.analysis_failed": "分析失败",
 }

@@ -5,7 +5,9 @@ medium and high the full one. Each answer must parse as JSON, validate
 against :mod:`llm_schema`, and survive the fact-check before it replaces the
 rule analysis. Anything else (a truncated answer, invalid JSON after one
 repair, an endpoint that keeps failing, an exhausted token budget) leaves the
-commit with its rule analysis and a visible note saying why.
+commit with its rule analysis and a visible note saying why. An endpoint that
+cannot be reached at all opens the run's circuit breaker: the commits left
+are marked "LLM unavailable" at once, and the run says so in one line.
 
 Bump ``PROMPT_VERSION`` whenever the prompts or the schema change: cached
 analyses are keyed by (commit SHA, model, prompt version, language). The
@@ -28,16 +30,26 @@ import jinja2
 from pydantic import ValidationError
 
 from repoherald.analysis.signals import LOW_KINDS
-from repoherald.config import LlmSettings
+from repoherald.breaker import CircuitBreaker
 from repoherald.emails import hide_emails
 from repoherald.i18n import importance_label, localise_analysis, t, type_label
 from repoherald.llm import factcheck
-from repoherald.llm.client import ChatClient, LlmError, SchemaRejected, dumps_schema
+from repoherald.llm.client import (
+    ChatClient,
+    LlmError,
+    LlmUnavailable,
+    SchemaRejected,
+    dumps_schema,
+)
 from repoherald.llm.diffpack import estimate_tokens, pack_diff, split_patch
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
+from repoherald.llm.settings import LlmSettings
 from repoherald.models import Analysis, Commit, Facts, Importance, Message, Risk, Text
+from repoherald.redact import redact, strip_userinfo
 
 PROMPT_VERSION = "1"
+BREAKER_THRESHOLD = 3
+"""Consecutive connection failures after which the endpoint counts as down for the run."""
 SHORT_OUTPUT_TOKENS = 768
 PROMPT_MARGIN = 512
 MAX_LENGTH_RETRIES = 2
@@ -87,6 +99,7 @@ class Meter:
     completion_tokens: int = 0
     reserved: int = 0
     requests: int = 0
+    """HTTP requests sent, retries included; requests a dead endpoint was spared do not count."""
 
     @property
     def used(self) -> int:
@@ -102,7 +115,6 @@ class Meter:
         self.reserved -= reserved
         self.prompt_tokens += prompt
         self.completion_tokens += completion
-        self.requests += 1
 
 
 class BudgetExhausted(LlmError):
@@ -117,20 +129,52 @@ class _Attempt:
     usage: list[int] = field(default_factory=lambda: [0, 0])
 
 
-class LlmAnalyser:
-    """Analyses commits through one OpenAI-compatible endpoint."""
+@dataclass(frozen=True)
+class LlmResult:
+    """One job's outcome: the analysis to show, and whether the endpoint was unreachable.
 
-    def __init__(self, cfg: LlmSettings, lang: str) -> None:
+    Unreachable commits are not reported one by one: the run says it once
+    (:meth:`LlmAnalyser.unavailable_line`).
+    """
+
+    analysis: Analysis
+    unavailable: bool = False
+
+
+class LlmAnalyser:
+    """Analyses commits through one OpenAI-compatible endpoint.
+
+    One analyser serves a whole run: its meter, its counters and its circuit
+    breaker span every day of the run. ``transport`` replaces httpx's network
+    transport (tests).
+    """
+
+    def __init__(
+        self,
+        cfg: LlmSettings,
+        lang: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        breaker: CircuitBreaker | None = None,
+    ) -> None:
         self.cfg = cfg
         self.lang = lang
         self.name = f"llm/{cfg.model}/{PROMPT_VERSION}/{lang}"
         self.meter = Meter(budget=cfg.token_budget)
+        self.transport = transport
+        self.breaker = breaker or CircuitBreaker(
+            BREAKER_THRESHOLD, f"LLM endpoint {strip_userinfo(cfg.base_url)}"
+        )
+        self.fallbacks = 0
+        """Commits that kept their rule analysis because the model's failed, for any reason."""
+        self.unavailable = 0
+        """Of those, the commits whose endpoint could not be reached."""
 
     # -- public API -----------------------------------------------------
 
     def analyse_all(
         self, jobs: Sequence[LlmJob], on_done: Callable[[int, int], None] | None = None
-    ) -> list[Analysis]:
+    ) -> list[LlmResult]:
         """Analyse ``jobs`` concurrently; one result per job, in order, never an exception.
 
         A result either is the model's (fact-checked) analysis, or the job's
@@ -139,11 +183,23 @@ class LlmAnalyser:
         if not jobs:
             return []
         jobs = [replace(j, rules=localise_analysis(self.lang, j.rules)) for j in jobs]
-        return asyncio.run(self._analyse_all(jobs, on_done))
+        results = asyncio.run(self._analyse_all(jobs, on_done))
+        self.fallbacks += sum(1 for r in results if r.analysis.llm_error)
+        self.unavailable += sum(1 for r in results if r.unavailable)
+        return results
+
+    def unavailable_line(self) -> str:
+        """The one line that tells the user the endpoint was down, or "" if it was not."""
+        if not self.unavailable:
+            return ""
+        return redact(
+            f"{self.breaker.message}: {self.unavailable} commits keep their rules analysis;"
+            " check that the server is running and that the base URL is right"
+        )
 
     async def _analyse_all(
         self, jobs: Sequence[LlmJob], on_done: Callable[[int, int], None] | None
-    ) -> list[Analysis]:
+    ) -> list[LlmResult]:
         client = ChatClient(
             self.cfg.base_url,
             self.cfg.model,
@@ -153,11 +209,13 @@ class LlmAnalyser:
             max_retries=self.cfg.max_retries,
             concurrency=self.cfg.concurrency,
             temperature=self.cfg.temperature,
+            transport=self.transport,
+            breaker=self.breaker,
         )
         gate = asyncio.Semaphore(self.cfg.concurrency)
         done = 0
 
-        async def one(job: LlmJob) -> Analysis:
+        async def one(job: LlmJob) -> LlmResult:
             nonlocal done
             async with gate:
                 try:
@@ -165,9 +223,8 @@ class LlmAnalyser:
                 except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
                     # A bug or a surprise on one commit must not cost the
                     # others: this one keeps its rule analysis, marked.
-                    result = _with_error(
-                        job.rules, self._fail_text(LlmError(f"{type(exc).__name__}: {exc}")), [0, 0]
-                    )
+                    error = LlmError(f"{type(exc).__name__}: {exc}")
+                    result = LlmResult(_with_error(job.rules, self._fail_text(error), [0, 0]))
             done += 1
             if on_done is not None:
                 on_done(done, len(jobs))
@@ -176,25 +233,31 @@ class LlmAnalyser:
         try:
             return list(await asyncio.gather(*(one(j) for j in jobs)))
         finally:
+            self.meter.requests += client.sent
             await client.aclose()
 
     # -- one commit -------------------------------------------------------
 
-    async def _analyse(self, client: ChatClient, job: LlmJob) -> Analysis:
+    async def _analyse(self, client: ChatClient, job: LlmJob) -> LlmResult:
         attempt = _Attempt(
             depth="short" if job.rules.importance is Importance.LOW else "full",
             max_tokens=self._output_tokens(job.rules.importance),
             diff_budget=0,
         )
         try:
+            if self.breaker.is_open:
+                raise LlmUnavailable(self.breaker.message)
             answer, unseen = await self._ask(client, job, attempt)
+        except LlmUnavailable:
+            marked = _with_error(job.rules, t(self.lang, "llm.unavailable"), attempt.usage)
+            return LlmResult(marked, unavailable=True)
         except LlmError as exc:
-            return _with_error(job.rules, self._fail_text(exc), attempt.usage)
+            return LlmResult(_with_error(job.rules, self._fail_text(exc), attempt.usage))
         evidence = _evidence(job)
         checked, unsupported = factcheck.check(answer, evidence, self.lang)
         checked = _bound_verdict(checked, job)
         analysis = self._to_analysis(job, checked, unsupported, unseen, attempt.usage)
-        return _mark_alarms(analysis, job.commit.message, self.lang)
+        return LlmResult(_mark_alarms(analysis, job.commit.message, self.lang))
 
     def _output_tokens(self, importance: Importance) -> int:
         if importance is Importance.LOW:
@@ -434,7 +497,9 @@ def _mark_alarms(analysis: Analysis, message: str, lang: str) -> Analysis:
 
 
 def _with_error(rules: Analysis, message: str, usage: list[int]) -> Analysis:
-    return replace(rules, llm_error=message, usage=(usage[0], usage[1]))
+    """The rule analysis, marked with why the model's is missing (redacted: it may quote
+    an error body that echoed the request's headers)."""
+    return replace(rules, llm_error=redact(message), usage=(usage[0], usage[1]))
 
 
 def _evidence(job: LlmJob) -> factcheck.Evidence:

@@ -200,7 +200,9 @@ def deepen_with_llm(
     """Replace rule analyses by LLM analyses: cached ones first, the rest concurrently.
 
     Only successful LLM analyses are cached, so a failure is retried by the
-    next run; the failed commit keeps its rule analysis, marked.
+    next run; the failed commit keeps its rule analysis, marked. Commits the
+    endpoint could not be reached for are not named one by one: the run adds
+    one line for them (:meth:`LlmAnalyser.unavailable_line`).
     """
     shas = [e.commit.sha for entries in per_repo for e in entries]
     cached = store.load_analyses(shas, llm.name)
@@ -229,11 +231,21 @@ def deepen_with_llm(
         for entries in per_repo
     ]
     to_cache = []
-    for (r, i), job, analysis in zip(slots, jobs, results, strict=True):
+    for (r, i), job, result in zip(slots, jobs, results, strict=True):
+        analysis = result.analysis
         out[r][i] = replace(out[r][i], analysis=analysis)
+        if result.unavailable:
+            continue
         if analysis.llm_error:
             failures.append(f"{job.repo} {job.commit.sha[:7]}: {analysis.llm_error}")
         else:
             to_cache.append((job.commit.sha, analysis))
     store.save_analyses(to_cache)
+    fell_back = sum(1 for r in results if r.analysis.llm_error)
+    if fell_back:
+        events.say(
+            f"LLM: {len(jobs) - fell_back} of {len(jobs)} commits analysed by the model;"
+            f" {fell_back} keep their rules analysis",
+            "llm",
+        )
     return out

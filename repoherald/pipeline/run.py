@@ -81,6 +81,8 @@ class RunResult:
     llm_requests: int = 0
     llm_tokens: tuple[int, int] = (0, 0)
     """Prompt and completion tokens this run spent (cached analyses cost nothing)."""
+    llm_fallbacks: int = 0
+    """Commits sent to the LLM that kept their rules analysis (failed, unreachable, no budget)."""
 
     @property
     def ok(self) -> bool:
@@ -195,6 +197,15 @@ def _report_name(settings: Settings, states: list[RepoRun]) -> str:
     return shorts[0] if len(shorts) == 1 else "-".join(shorts)[:80]
 
 
+def _analysers(
+    rules: RuleAnalyser, llm: LlmAnalyser | None, per_repo: list[list[Entry]]
+) -> tuple[str, ...]:
+    """What the header says analysed this report: the model only if it analysed a commit."""
+    if llm is not None and any(e.analysis.analyser == llm.name for x in per_repo for e in x):
+        return (rules.name, llm.name)
+    return (rules.name,)
+
+
 def _report_days(
     settings: Settings,
     store: Store,
@@ -206,7 +217,6 @@ def _report_days(
     """Analyse, render and write one day at a time, so memory does not grow with days."""
     rules = RuleAnalyser()
     llm = LlmAnalyser(settings.llm, settings.lang) if settings.llm else None
-    analysers = (rules.name, llm.name) if llm else (rules.name,)
     now = datetime.now(UTC)
     name = _report_name(settings, states)
     written: list[Path] = []
@@ -222,6 +232,7 @@ def _report_days(
             per_repo.append(entries)
         if llm is not None:
             per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
+        analysers = _analysers(rules, llm, per_repo)
         sections = [
             RepoSection(st.name, st.branch, st.web_url, tuple(entries), error=st.error)
             for st, entries in zip(states, per_repo, strict=True)
@@ -254,6 +265,8 @@ def _report_days(
         summaries.append(DaySummary(d, len(report.entries), (md_path, json_path)))
     for st in states:
         failures.extend(st.failures)
+    if llm is not None and llm.unavailable:
+        failures.append(llm.unavailable_line())
     return RunResult(
         written=written,
         days=summaries,
@@ -262,4 +275,5 @@ def _report_days(
         cached=sum(st.cached for st in states),
         llm_requests=llm.meter.requests if llm else 0,
         llm_tokens=(llm.meter.prompt_tokens, llm.meter.completion_tokens) if llm else (0, 0),
+        llm_fallbacks=llm.fallbacks if llm else 0,
     )

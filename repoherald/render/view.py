@@ -208,6 +208,14 @@ def build_view(report: DayReport) -> ReportView:
     analysers = ", ".join(report.analysers) or "rules"
     uses_llm = any(not a.startswith("rules/") for a in report.analysers)
     entries = report.entries
+    analysed_by = (
+        t(lang, "llm_by", analysers=analysers)
+        if uses_llm
+        else t(lang, "rules_only", analyser=analysers)
+    )
+    fell_back = sum(1 for e in entries if e.analysis.llm_error)
+    if fell_back:
+        analysed_by += t(lang, "llm.fell_back", n=fell_back)
     usage = UsageView(
         commits=sum(1 for e in entries if e.analysis.analyser.startswith("llm/")),
         prompt_tokens=sum(e.analysis.usage[0] for e in entries),
@@ -223,9 +231,7 @@ def build_view(report: DayReport) -> ReportView:
         window=f"{start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M}"
         f" ({report.tz_name}, UTC{utc_offset(start)})",
         analysers=report.analysers,
-        analysed_by=t(lang, "llm_by", analysers=analysers)
-        if uses_llm
-        else t(lang, "rules_only", analyser=analysers),
+        analysed_by=analysed_by,
         version=report.version,
         generated_at=generated_at,
         generated=t(
