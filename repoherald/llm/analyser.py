@@ -540,12 +540,3 @@ def _repair_prompt(lang: str, error: str) -> str:
         f"The answer above is not valid JSON for the schema ({error}). "
         "Reply with the corrected JSON object only."
     )
-
-
-def usage_json(meter: Meter) -> dict[str, int]:
-    """The run's token usage for the JSON twin."""
-    return {
-        "requests": meter.requests,
-        "prompt_tokens": meter.prompt_tokens,
-        "completion_tokens": meter.completion_tokens,
-    }
