@@ -145,30 +145,24 @@ class LlmAnalyser:
     """Analyses commits through one OpenAI-compatible endpoint.
 
     One analyser serves a whole run: its meter, its counters and its circuit
-    breaker span every day of the run. ``transport`` replaces httpx's network
-    transport (tests).
+    breaker span every day of the run, so a dead endpoint costs one day's
+    few attempts, not every day's.
     """
 
-    def __init__(
-        self,
-        cfg: LlmSettings,
-        lang: str,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        breaker: CircuitBreaker | None = None,
-    ) -> None:
+    def __init__(self, cfg: LlmSettings, lang: str) -> None:
         self.cfg = cfg
         self.lang = lang
         self.name = f"llm/{cfg.model}/{PROMPT_VERSION}/{lang}"
         self.meter = Meter(budget=cfg.token_budget)
-        self.transport = transport
-        self.breaker = breaker or CircuitBreaker(
+        self.breaker = CircuitBreaker(
             BREAKER_THRESHOLD, f"LLM endpoint {strip_userinfo(cfg.base_url)}"
         )
         self.fallbacks = 0
         """Commits that kept their rule analysis because the model's failed, for any reason."""
         self.unavailable = 0
         """Of those, the commits whose endpoint could not be reached."""
+        self._unreachable = ""
+        """Why the endpoint could not be reached, when the breaker did not open."""
 
     # -- public API -----------------------------------------------------
 
@@ -192,8 +186,12 @@ class LlmAnalyser:
         """The one line that tells the user the endpoint was down, or "" if it was not."""
         if not self.unavailable:
             return ""
+        if self.breaker.is_open:
+            why = self.breaker.message
+        else:
+            why = f"{self.breaker.what} could not be reached: {self._unreachable}"
         return redact(
-            f"{self.breaker.message}: {self.unavailable} commits keep their rules analysis;"
+            f"{why}; {self.unavailable} commits keep their rules analysis:"
             " check that the server is running and that the base URL is right"
         )
 
@@ -209,7 +207,6 @@ class LlmAnalyser:
             max_retries=self.cfg.max_retries,
             concurrency=self.cfg.concurrency,
             temperature=self.cfg.temperature,
-            transport=self.transport,
             breaker=self.breaker,
         )
         gate = asyncio.Semaphore(self.cfg.concurrency)
@@ -248,7 +245,8 @@ class LlmAnalyser:
             if self.breaker.is_open:
                 raise LlmUnavailable(self.breaker.message)
             answer, unseen = await self._ask(client, job, attempt)
-        except LlmUnavailable:
+        except LlmUnavailable as exc:
+            self._unreachable = str(exc)
             marked = _with_error(job.rules, t(self.lang, "llm.unavailable"), attempt.usage)
             return LlmResult(marked, unavailable=True)
         except LlmError as exc:

@@ -54,7 +54,7 @@ class SchemaRejected(LlmError):
 
 
 class LlmUnavailable(LlmError):
-    """The endpoint cannot be reached; no request was (or will be) answered."""
+    """The endpoint cannot be reached: the breaker is open, or every attempt failed to connect."""
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,12 @@ class ChatReply:
 
 @dataclass
 class _Outcome:
-    """One attempt that did not succeed for good: why, and how long the server asks to wait."""
+    """One attempt that did not succeed for good: why, how long the server asks to wait,
+    and whether the endpoint could not be reached at all."""
 
     reason: str
     wait: float | None = None
+    unreachable: bool = False
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -188,7 +190,8 @@ class ChatClient:
             delay = min(MAX_WAIT, last.wait) if last.wait is not None else self._backoff(attempt)
             log.debug("LLM request failed (%s); retry %d in %.1fs", last.reason, attempt + 1, delay)
             await self._sleep(delay)
-        raise LlmError(f"{last.reason} (gave up after {self.max_retries + 1} attempts)")
+        gave_up = f"{last.reason} (gave up after {self.max_retries + 1} attempts)"
+        raise LlmUnavailable(gave_up) if last.unreachable else LlmError(gave_up)
 
     async def _attempt(self, body: dict[str, Any]) -> ChatReply | _Outcome:
         """Send once. A reply, a retryable outcome, or an exception that ends the request."""
@@ -214,12 +217,10 @@ class ChatClient:
 
     def _unreachable(self, exc: httpx.TransportError) -> _Outcome:
         """A connection that was never made: count it, and stop once the breaker opens."""
-        reason = redact(f"cannot connect to {self.base_url} ({type(exc).__name__}: {exc})")
-        if self.breaker is not None and self.breaker.record_failure(
-            redact(f"{type(exc).__name__}: {exc}")
-        ):
+        reason = redact(f"{type(exc).__name__}: {exc}")
+        if self.breaker is not None and self.breaker.record_failure(reason):
             raise LlmUnavailable(redact(self.breaker.message))
-        return _Outcome(reason)
+        return _Outcome(reason, unreachable=True)
 
     def _judge(self, response: httpx.Response) -> ChatReply | _Outcome:
         """What an HTTP answer means: a reply, a retry, or a failure with the fix."""

@@ -115,6 +115,49 @@ def test_breaker_spans_the_days_of_a_run(
         assert md.count("LLM 不可用（无法连接模型服务）；以下为规则分析。") == 6
 
 
+def test_without_retries_every_refused_commit_is_still_unavailable(
+    git_repo: GitFixture, tmp_path: Path, dead_url: str
+) -> None:
+    """Commits refused before the breaker opened are marked alike and not listed one by one."""
+    build_day(git_repo, DAY, 5)
+    config = tmp_path / "repoherald.toml"
+    config.write_text("[llm]\nmax_retries = 0\n", encoding="utf-8")
+    settings = build_settings(
+        repos=(str(git_repo.path),), day=DAY, tz="UTC", lang="en", config=str(config),
+        out=str(tmp_path / "out"), home=str(tmp_path / "home"), cwd=tmp_path,
+        llm_base_url=dead_url, llm_model="m", llm_concurrency=1,
+    )  # fmt: skip
+    result = run(settings)
+    assert result.llm_requests == BREAKER_THRESHOLD, "one attempt each until the breaker opened"
+    (line,) = result.failures
+    assert line.startswith(f"LLM endpoint {dead_url} unavailable after 3 consecutive failures")
+    assert "5 commits keep their rules analysis" in line
+    twin = json.loads(next(p for p in result.written if p.suffix == ".json").read_text("utf-8"))
+    errors = {c["analysis"]["llm_error"] for c in twin["repos"][0]["commits"]}
+    assert errors == {"LLM unavailable (the endpoint could not be reached)"}
+
+
+def test_one_refused_commit_without_breaker_opening_is_said_once(
+    git_repo: GitFixture, tmp_path: Path, dead_url: str
+) -> None:
+    build_day(git_repo, DAY, 1)
+    config = tmp_path / "repoherald.toml"
+    config.write_text("[llm]\nmax_retries = 0\n", encoding="utf-8")
+    settings = build_settings(
+        repos=(str(git_repo.path),), day=DAY, tz="UTC", lang="en", config=str(config),
+        out=str(tmp_path / "out"), home=str(tmp_path / "home"), cwd=tmp_path,
+        llm_base_url=dead_url, llm_model="m",
+    )  # fmt: skip
+    result = run(settings)
+    assert result.llm_requests == 1
+    (line,) = result.failures
+    assert line.startswith(f"LLM endpoint {dead_url} could not be reached: ConnectError: ")
+    assert line.endswith(
+        "(gave up after 1 attempts); 1 commits keep their rules analysis:"
+        " check that the server is running and that the base URL is right"
+    )
+
+
 def test_a_working_endpoint_after_a_dead_one_is_not_affected(
     git_repo: GitFixture, tmp_path: Path, dead_url: str
 ) -> None:

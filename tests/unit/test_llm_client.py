@@ -253,9 +253,8 @@ def test_connection_refused_without_breaker_uses_every_retry() -> None:
     endpoint = Endpoint(refused())
     sleeps: list[float] = []
     client, reply = ask(endpoint, sleeps=sleeps, max_retries=4)
-    assert isinstance(reply, LlmError) and not isinstance(reply, LlmUnavailable)
-    assert str(reply).startswith(f"cannot connect to {BASE} (ConnectError: ")
-    assert str(reply).endswith("(gave up after 5 attempts)")
+    assert isinstance(reply, LlmUnavailable)
+    assert str(reply) == ("ConnectError: [Errno 111] Connection refused (gave up after 5 attempts)")
     assert len(endpoint.requests) == 5 and len(sleeps) == 4
     assert client.sent == 5
 
