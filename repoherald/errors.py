@@ -2,7 +2,21 @@
 
 Library code raises these; only :mod:`repoherald.cli` turns them into an exit
 status and a one-line message. Every message says what went wrong *and* what
-the user can do about it, because it is usually all they will read.
+the user can do about it, because it is usually all they will read. Messages
+never name CLI flags (a setting may come from a flag or from the config file);
+the CLI adds flag hints where it knows them. Errors of libraries underneath
+(httpx, subprocess, sqlite3) are translated at the backend that called them.
+
+::
+
+    RepoheraldError                 exit 1: something could not be done
+    ├── UsageError                  exit 2: the request is malformed; retrying will not help
+    │   └── ConfigError             the configuration file cannot be read or does not validate
+    ├── SourceError                 a repository cannot be opened, cloned, fetched or read
+    ├── StoreError                  the SQLite store cannot be opened, migrated or read
+    ├── PublishError                a report could not be written or delivered
+    ├── UnavailableError            a remote service is unreachable (its circuit breaker is open)
+    └── llm.client.LlmError         a model request failed (contained per commit)
 """
 
 from __future__ import annotations
