@@ -16,6 +16,7 @@ from rich.progress import (
 )
 
 from repoherald.pipeline.events import Event
+from repoherald.redact import redact
 
 
 class ProgressDisplay:
@@ -35,7 +36,7 @@ class ProgressDisplay:
 
     def __call__(self, event: Event) -> None:
         if event.kind == "message":
-            click.echo(event.message, err=True)
+            click.echo(redact(event.message), err=True)
         elif event.kind == "progress" and event.stage == "llm":
             self._llm(event.done, event.total)
 

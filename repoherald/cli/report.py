@@ -12,6 +12,7 @@ from repoherald.cli.options import common_options, day_options, llm_options
 from repoherald.cli.progress import ProgressDisplay
 from repoherald.config import build_settings
 from repoherald.pipeline.run import RunResult, run
+from repoherald.redact import redact
 
 
 @click.command()
@@ -51,7 +52,7 @@ def _print_summary(result: RunResult, *, llm: bool) -> None:
         if path.suffix == ".md":
             click.echo(str(path))
     for failure in result.failures:
-        click.echo(f"repoherald: failed: {failure}", err=True)
+        click.echo(f"repoherald: failed: {redact(failure)}", err=True)
     summary = (
         f"{len(result.days)} report(s), {result.commits} commits "
         f"({result.analysed} analysed, {result.cached} from cache)"

@@ -13,6 +13,7 @@ from repoherald.cli.progress import ProgressDisplay
 from repoherald.config import build_settings
 from repoherald.errors import UsageError
 from repoherald.pipeline.service import ServiceResult, Shard, run_all
+from repoherald.redact import redact
 
 
 @click.command("run")
@@ -63,7 +64,7 @@ def _print_summary(result: ServiceResult) -> None:
                 if path.suffix == ".md":
                     click.echo(str(path))
     for failure in result.failures:
-        click.echo(f"repoherald: failed: {failure}", err=True)
+        click.echo(f"repoherald: failed: {redact(failure)}", err=True)
     done = [o for o in result.outcomes if o.result is not None]
     commits = sum(o.result.commits for o in done if o.result is not None)
     reports = sum(len(o.result.days) for o in done if o.result is not None)
