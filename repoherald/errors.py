@@ -46,6 +46,14 @@ class StoreError(RepoheraldError):
     """The SQLite store cannot be opened or migrated."""
 
 
+class StoreDamagedError(StoreError):
+    """The store file is not a usable database; it is a cache, so it can be rebuilt."""
+
+
+class StoreBusyError(StoreError):
+    """Another run held the store for longer than this one was willing to wait."""
+
+
 class PublishError(RepoheraldError):
     """A report could not be written or delivered."""
 
