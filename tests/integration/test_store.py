@@ -21,7 +21,7 @@ from repoherald.store.ledger import LedgerStatus, content_hash
 from repoherald.store.migrations import MIGRATIONS
 from tests.storefixture import ANALYSER, EXTRACTOR, garble_table, sample, samples
 
-# The only migration that shipped as an SQL string, as it was in git (d2dd916).
+# The migrations that shipped as SQL strings, as they were in git (99bbf6a).
 V1_SQL = """
 CREATE TABLE commits (sha TEXT PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE repo_commits (repo TEXT NOT NULL, sha TEXT NOT NULL, PRIMARY KEY (repo, sha));
@@ -39,6 +39,13 @@ CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, started_at TEXT NOT NUL
 CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
     applied_at TEXT NOT NULL);
 INSERT INTO schema_migrations VALUES (1, 'initial', '2026-01-01T00:00:00Z');
+"""
+V2_SQL = """
+CREATE TABLE reports (repo TEXT NOT NULL, day TEXT NOT NULL, lang TEXT NOT NULL,
+    commits INTEGER NOT NULL, high INTEGER NOT NULL, path TEXT NOT NULL,
+    content_hash TEXT NOT NULL, generated_at TEXT NOT NULL, PRIMARY KEY (repo, day, lang));
+INSERT INTO schema_migrations VALUES (2, 'reports', '2026-01-02T00:00:00Z');
+INSERT INTO reports VALUES ('org/repo', '2026-01-05', 'zh', 3, 1, 'r.md', 'h', 'x');
 """
 
 SHAS = [sample(i)[0].sha for i in range(10)]
@@ -72,10 +79,14 @@ def test_migrations_are_numbered_functions_in_order() -> None:
     assert "publish_ledger" in [m.name for m in MIGRATIONS]
 
 
-def test_database_created_by_the_sql_string_migration_upgrades(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scripts", [(V1_SQL,), (V1_SQL, V2_SQL)], ids=["v1", "v2"])
+def test_database_created_by_the_sql_string_migrations_upgrades(
+    tmp_path: Path, scripts: tuple[str, ...]
+) -> None:
     db = tmp_path / "old.db"
     conn = raw(db)
-    conn.executescript(V1_SQL)
+    for script in scripts:
+        conn.executescript(script)
     commit, facts, analysis = sample(1)
     from repoherald.models import to_jsonable
 
@@ -100,6 +111,8 @@ def test_database_created_by_the_sql_string_migration_upgrades(tmp_path: Path) -
         }, "rows cached before the upgrade are still hits"
         assert store.runs()[0]["status"] == "killed", "a legacy run left running is closed"
         assert store.migrate() == []
+        expected = date(2026, 1, 5) if len(scripts) == 2 else None
+        assert store.latest_report_day("org/repo") == expected
 
 
 # -- checked cache rows -------------------------------------------------------------
@@ -312,10 +325,11 @@ def test_damaged_store_refuses_ledger_reads(tmp_path: Path) -> None:
 # -- rebuild and files ----------------------------------------------------------------
 
 
-def test_rebuild_moves_the_store_aside_and_keeps_the_ledger(tmp_path: Path) -> None:
+def test_rebuild_moves_the_store_aside_and_keeps_what_is_not_a_cache(tmp_path: Path) -> None:
     db = saved_store(tmp_path / "repoherald.db")
     with Store.open(db) as store:
         store.ledger_record("issue", "r", date(2026, 1, 1), status=LedgerStatus.SENT, content="x")
+        store.record_report("r", date(2026, 1, 3), "zh", 5, 1, "a.md", "text")
     with Store.open(db, rebuild=True) as store:
         assert store.moved_to is not None and store.moved_to.name.startswith(
             "repoherald.db.broken-"
@@ -323,6 +337,7 @@ def test_rebuild_moves_the_store_aside_and_keeps_the_ledger(tmp_path: Path) -> N
         assert store.load(SHAS, EXTRACTOR, ANALYSER) == {}, "a fresh cache"
         entry = store.ledger_get("issue", "r", date(2026, 1, 1))
         assert entry is not None and entry.status is LedgerStatus.SENT
+        assert store.latest_report_day("r") == date(2026, 1, 3)
         moved = store.moved_to
     with Store.open(moved) as old:
         assert len(old.load(SHAS, EXTRACTOR, ANALYSER)) == 10, "nothing was deleted"
