@@ -96,10 +96,14 @@ def truncation(path: Path, pages: int, page_size: int) -> str | None:
 
 
 def damaged_message(path: Path, reason: str) -> str:
-    """The one line a user reads when the store cannot be trusted."""
+    """The one line a user reads when the store cannot be trusted.
+
+    It names no flag (see :mod:`repoherald.errors`); the CLI adds its
+    ``--rebuild`` hint to a :class:`~repoherald.errors.StoreDamagedError`.
+    """
     return (
         f"the store {path} is damaged ({reason}); the store is only a cache:"
-        f" move {path} aside and re-run, or pass --rebuild"
+        f" move {path} aside and re-run, or rebuild it"
     )
 
 
