@@ -14,6 +14,8 @@ the CLI adds flag hints where it knows them. Errors of libraries underneath
     │   └── ConfigError             the configuration file cannot be read or does not validate
     ├── SourceError                 a repository cannot be opened, cloned, fetched or read
     ├── StoreError                  the SQLite store cannot be opened, migrated or read
+    │   ├── StoreDamagedError       the file is not a usable database (a cache: move it aside)
+    │   └── StoreBusyError          another run held the store for too long (wait, retry)
     ├── PublishError                a report could not be written or delivered
     ├── UnavailableError            a remote service is unreachable (its circuit breaker is open)
     └── llm.client.LlmError         a model request failed (contained per commit)
@@ -44,6 +46,14 @@ class SourceError(RepoheraldError):
 
 class StoreError(RepoheraldError):
     """The SQLite store cannot be opened or migrated."""
+
+
+class StoreDamagedError(StoreError):
+    """The store file is not a usable database; it is a cache, so it can be rebuilt."""
+
+
+class StoreBusyError(StoreError):
+    """Another run held the store for longer than this one was willing to wait."""
 
 
 class PublishError(RepoheraldError):

@@ -103,16 +103,25 @@ def run(
     *,
     events: EventSink | tuple[EventSink, ...] = (),
     command: str = "report",
+    use_cache: bool = True,
+    rebuild: bool = False,
 ) -> RunResult:
     """Produce (and write) the reports asked for by ``settings``.
 
     ``events`` receives :class:`~repoherald.pipeline.events.Event` objects:
     stage start/end with timings, LLM progress and one-line messages.
+    ``use_cache=False`` analyses everything again (and refreshes the cache);
+    ``rebuild`` first moves the store aside (see :meth:`Store.open`).
     """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
     for notice in settings.selection.notices:
         emitter.say(notice)
-    with Store.open(settings.db_path) as store:
+    with Store.open(
+        settings.db_path,
+        rebuild=rebuild,
+        use_cache=use_cache,
+        on_wait=lambda message: emitter.say(message, "store"),
+    ) as store:
         run_id = store.start_run(command)
         try:
             result = _run(settings, store, emitter)

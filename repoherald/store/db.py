@@ -1,24 +1,30 @@
-"""SQLite store: the cache that makes a re-run free, and the log of runs.
+"""SQLite store: the cache that makes a re-run free, the log of runs, the publish ledger.
 
 A commit's facts are keyed by (SHA, extractor identity) and its analysis by
 (SHA, analyser identity), so a second run of the same day reads everything
 back instead of recomputing it, and changing the rules or the area
 configuration invalidates exactly what it should.
+
+The cache is only a cache. A row that fails its checksum or cannot be
+decoded is a miss; a store found damaged in the middle of a run is set
+aside for the rest of it (with one warning saying how to rebuild it), so a
+bad disk block costs time, never the report. What is not a cache — the
+publish ledger, the days already reported — raises instead, because guessing
+there would post or report twice.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import logging
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from datetime import UTC, date, datetime
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import date
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
-from repoherald.errors import StoreError
+from repoherald.errors import StoreDamagedError, StoreError
 from repoherald.models import (
     Analysis,
     Commit,
@@ -28,45 +34,125 @@ from repoherald.models import (
     facts_from_dict,
     to_jsonable,
 )
-from repoherald.store.migrations import MIGRATIONS
+from repoherald.redact import redact
+from repoherald.store import ledger, reports
+from repoherald.store import runs as run_log
+from repoherald.store.connect import (
+    DEFAULT_WAIT_SECONDS,
+    Waiter,
+    begin_immediate,
+    connect,
+    is_damage,
+    store_error,
+)
+from repoherald.store.files import (
+    create_private_file,
+    damaged_message,
+    ensure_private_dir,
+    is_memory,
+    move_aside,
+    truncation,
+)
+from repoherald.store.ledger import LedgerEntry, LedgerStatus
+from repoherald.store.migrations import MIGRATIONS, applied_versions, apply_pending
+from repoherald.store.rebuild import carry_over
+from repoherald.store.rows import Misses, Unreadable, decode, encode
 
+log = logging.getLogger("repoherald")
 
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(to_jsonable(obj), ensure_ascii=False, separators=(",", ":"))
+T = TypeVar("T")
+_CHUNK = 500
 
 
 class Store:
     """One SQLite database file; open it with :meth:`open`."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: Path, waiter: Waiter, use_cache: bool = True
+    ) -> None:
         self.conn = conn
         self.path = path
+        self.use_cache = use_cache
+        self.moved_to: Path | None = None
+        self.problem: str | None = None
+        """Why the store was set aside mid-run (the run goes on without it), else None."""
+        self._waiter = waiter
 
     @classmethod
-    def open(cls, path: Path) -> Store:
-        """Open (creating if needed) and migrate the database at ``path``."""
+    def open(
+        cls,
+        path: Path,
+        *,
+        rebuild: bool = False,
+        use_cache: bool = True,
+        on_wait: Callable[[str], None] | None = None,
+        wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    ) -> Store:
+        """Open (creating if needed) and migrate the database at ``path``.
+
+        ``rebuild`` first moves an existing store aside (kept as
+        ``<name>.broken-<UTC timestamp>``; see :attr:`moved_to`) and starts an
+        empty one, carrying over what is not a cache (the reports and publish
+        records, see :mod:`repoherald.store.rebuild`) when it is readable.
+        ``use_cache=False`` makes every cache read a miss; results are still
+        written, so the run refreshes the cache. ``on_wait`` is told once if
+        this run has to wait for another one (default: a log warning);
+        after ``wait_seconds`` it gives up with :class:`StoreBusyError`.
+        ``Path(":memory:")`` opens a private in-memory store.
+        """
+        moved = cls._prepare_files(path, rebuild)
+        waiter = Waiter(path, on_wait, wait_seconds)
+        conn: sqlite3.Connection | None = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, timeout=30, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            store = cls(conn, path)
+            conn = connect(path, waiter)
+            store = cls(conn, path, waiter, use_cache)
+            store.moved_to = moved
+            store._check_whole()
             store.migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"cannot use the store {path}: {exc} (move the file away or set REPOHERALD_HOME)"
-            ) from None
+            store.close_stale_runs()
+            if moved is not None:
+                carry_over(conn, moved, store._transaction)
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise store_error(exc, waiter) from None
+            raise
+        return store
+
+    @staticmethod
+    def _prepare_files(path: Path, rebuild: bool) -> Path | None:
+        """A private directory and file before SQLite creates anything with the umask."""
+        if is_memory(path):
+            return None
+        try:
+            ensure_private_dir(path.parent)
+            moved = move_aside(path) if rebuild else None
+            create_private_file(path)
         except OSError as exc:
             raise StoreError(
-                f"cannot create the store {path}: {exc.strerror} (set REPOHERALD_HOME to a"
-                " writable directory)"
+                redact(
+                    f"cannot create the store {path}: {exc.strerror}; set REPOHERALD_HOME to a"
+                    " writable directory"
+                )
             ) from None
-        return store
+        return moved
+
+    def _check_whole(self) -> None:
+        """Refuse a truncated file now, rather than on whichever query meets the gap."""
+        if is_memory(self.path):
+            return
+        self.conn.execute("BEGIN")
+        try:
+            self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            (pages,) = self.conn.execute("PRAGMA page_count").fetchone()
+            (page_size,) = self.conn.execute("PRAGMA page_size").fetchone()
+            reason = truncation(self.path, int(pages), int(page_size))
+        finally:
+            with suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+        if reason:
+            raise StoreDamagedError(redact(damaged_message(self.path, reason)))
 
     def __enter__(self) -> Store:
         return self
@@ -85,66 +171,101 @@ class Store:
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         """All or nothing: a failure (or Ctrl-C) leaves the store as it was, then re-raises."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        begin_immediate(self.conn, self._waiter)
         try:
             yield
+            self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:
+                # The original error is the one to report; a failed rollback adds nothing.
+                with suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
 
     def migrate(self) -> list[int]:
         """Apply the migrations that have not run yet; return their numbers."""
-        c = self.conn
-        c.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
-        )
-        done = {row[0] for row in c.execute("SELECT version FROM schema_migrations")}
-        known = {n for n, _, _ in MIGRATIONS}
-        if done - known:
-            raise StoreError(
-                f"the store {self.path} was written by a newer repoherald (schema"
-                f" {max(done)}): upgrade repoherald or set REPOHERALD_HOME elsewhere"
-            )
-        applied = []
-        for number, name, sql in MIGRATIONS:
-            if number in done:
-                continue
-            with self._transaction():
-                for statement in sql.split(";"):
-                    if statement.strip():
-                        c.execute(statement)
-                c.execute(
-                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                    (number, name, _now()),
-                )
-            applied.append(number)
-        return applied
+        done = applied_versions(self.conn)
+        self._refuse_newer(done)
+        if all(m.number in done for m in MIGRATIONS):
+            return []
+        with self._transaction():
+            self._refuse_newer(applied_versions(self.conn))
+            return apply_pending(self.conn, run_log.now_text())
 
-    # -- commits and their analysis --------------------------------------
+    def _refuse_newer(self, done: set[int]) -> None:
+        unknown = done - {m.number for m in MIGRATIONS}
+        if unknown:
+            raise StoreError(
+                redact(
+                    f"the store {self.path} was written by a newer repoherald (schema"
+                    f" {max(unknown)}): upgrade repoherald or set REPOHERALD_HOME elsewhere"
+                )
+            )
+
+    # -- damage handling ----------------------------------------------------
+
+    def _best_effort(self, op: Callable[[], T], fallback: T) -> T:
+        """Run a cache read or write; a damaged store is set aside, never fatal."""
+        if self.problem is not None:
+            return fallback
+        try:
+            return op()
+        except sqlite3.Error as exc:
+            if not is_damage(exc):
+                raise store_error(exc, self._waiter) from None
+            self.problem = redact(damaged_message(self.path, str(exc)))
+            log.warning("%s; this run continues without it", self.problem)
+            return fallback
+
+    def _required_op(self, op: Callable[[], T]) -> T:
+        """Run an operation whose result matters (the ledger): any failure raises."""
+        if self.problem is not None:
+            raise StoreDamagedError(self.problem)
+        try:
+            return op()
+        except sqlite3.Error as exc:
+            raise store_error(exc, self._waiter) from None
+
+    # -- commits and their analysis -----------------------------------------
 
     def load(
         self, shas: Sequence[str], extractor: str, analyser: str
     ) -> dict[str, tuple[Commit, Facts, Analysis]]:
         """Everything cached for ``shas`` under these identities (missing ones omitted)."""
+        if not self.use_cache:
+            return {}
+        return self._best_effort(lambda: self._load(shas, extractor, analyser), {})
+
+    def _load(
+        self, shas: Sequence[str], extractor: str, analyser: str
+    ) -> dict[str, tuple[Commit, Facts, Analysis]]:
         out: dict[str, tuple[Commit, Facts, Analysis]] = {}
-        for start in range(0, len(shas), 500):
-            chunk = list(shas[start : start + 500])
+        misses = Misses()
+        for start in range(0, len(shas), _CHUNK):
+            chunk = list(shas[start : start + _CHUNK])
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
-                f"SELECT c.sha, c.data, f.data, a.data FROM commits c"
-                f" JOIN facts f ON f.sha = c.sha AND f.extractor = ?"
-                f" JOIN analyses a ON a.sha = c.sha AND a.analyser = ?"
+                "SELECT c.sha, CAST(c.data AS BLOB), c.checksum,"
+                " CAST(f.data AS BLOB), f.checksum, CAST(a.data AS BLOB), a.checksum"
+                " FROM commits c"
+                " JOIN facts f ON f.sha = c.sha AND f.extractor = ?"
+                " JOIN analyses a ON a.sha = c.sha AND a.analyser = ?"
                 f" WHERE c.sha IN ({marks})",
                 (extractor, analyser, *chunk),
-            )
-            for sha, c_json, f_json, a_json in rows:
-                out[sha] = (
-                    commit_from_dict(json.loads(c_json)),
-                    facts_from_dict(json.loads(f_json)),
-                    analysis_from_dict(json.loads(a_json)),
-                )
+            ).fetchall()
+            for sha, c_data, c_sum, f_data, f_sum, a_data, a_sum in rows:
+                table = "commits"
+                try:
+                    commit = decode([sha], c_data, c_sum, commit_from_dict)
+                    table = "facts"
+                    facts = decode([sha, extractor], f_data, f_sum, facts_from_dict)
+                    table = "analyses"
+                    analysis = decode([sha, analyser], a_data, a_sum, analysis_from_dict)
+                except Unreadable as exc:
+                    misses.add(table, [sha], exc)
+                    continue
+                out[sha] = (commit, facts, analysis)
+        misses.report()
         return out
 
     def save(
@@ -154,116 +275,171 @@ class Store:
         extractor: str,
     ) -> int:
         """Store commits, their file changes, facts and analyses in one transaction."""
+        items = list(items)
+        return self._best_effort(lambda: self._save(repo, items, extractor), 0)
+
+    def _save(self, repo: str, items: list[tuple[Commit, Facts, Analysis]], extractor: str) -> int:
         c = self.conn
-        n = 0
         with self._transaction():
             for commit, facts, analysis in items:
+                sha = commit.sha
                 c.execute(
-                    "INSERT OR REPLACE INTO commits (sha, data) VALUES (?, ?)",
-                    (commit.sha, _dumps(commit)),
+                    "INSERT OR REPLACE INTO commits (sha, data, checksum) VALUES (?, ?, ?)",
+                    (sha, *encode([sha], to_jsonable(commit))),
                 )
                 c.execute(
-                    "INSERT OR IGNORE INTO repo_commits (repo, sha) VALUES (?, ?)",
-                    (repo, commit.sha),
+                    "INSERT OR IGNORE INTO repo_commits (repo, sha) VALUES (?, ?)", (repo, sha)
                 )
-                c.execute("DELETE FROM file_changes WHERE sha = ?", (commit.sha,))
+                c.execute("DELETE FROM file_changes WHERE sha = ?", (sha,))
+                changes = [
+                    (sha, i, f.path, f.old_path, f.status.value, f.added, f.deleted, int(f.binary))
+                    for i, f in enumerate(facts.files)
+                ]
                 c.executemany(
                     "INSERT INTO file_changes"
                     " (sha, idx, path, old_path, status, added, deleted, binary)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            commit.sha,
-                            i,
-                            f.path,
-                            f.old_path,
-                            f.status.value,
-                            f.added,
-                            f.deleted,
-                            int(f.binary),
-                        )
-                        for i, f in enumerate(facts.files)
-                    ],
+                    changes,
                 )
                 c.execute(
-                    "INSERT OR REPLACE INTO facts (sha, extractor, data) VALUES (?, ?, ?)",
-                    (commit.sha, extractor, _dumps(facts)),
-                )
-                c.execute(
-                    "INSERT OR REPLACE INTO analyses (sha, analyser, data, created_at)"
+                    "INSERT OR REPLACE INTO facts (sha, extractor, data, checksum)"
                     " VALUES (?, ?, ?, ?)",
-                    (commit.sha, analysis.analyser, _dumps(analysis), _now()),
+                    (sha, extractor, *encode([sha, extractor], to_jsonable(facts))),
                 )
-                n += 1
-        return n
+                self._put_analysis(sha, analysis)
+        return len(items)
+
+    def _put_analysis(self, sha: str, analysis: Analysis) -> None:
+        data, digest = encode([sha, analysis.analyser], to_jsonable(analysis))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO analyses (sha, analyser, data, created_at, checksum)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (sha, analysis.analyser, data, run_log.now_text(), digest),
+        )
 
     def load_analyses(self, shas: Sequence[str], analyser: str) -> dict[str, Analysis]:
         """Cached analyses of ``shas`` by one analyser (e.g. an LLM identity)."""
+        if not self.use_cache:
+            return {}
+        return self._best_effort(lambda: self._load_analyses(shas, analyser), {})
+
+    def _load_analyses(self, shas: Sequence[str], analyser: str) -> dict[str, Analysis]:
         out: dict[str, Analysis] = {}
-        for start in range(0, len(shas), 500):
-            chunk = list(shas[start : start + 500])
+        misses = Misses()
+        for start in range(0, len(shas), _CHUNK):
+            chunk = list(shas[start : start + _CHUNK])
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
-                f"SELECT sha, data FROM analyses WHERE analyser = ? AND sha IN ({marks})",
+                "SELECT sha, CAST(data AS BLOB), checksum FROM analyses"
+                f" WHERE analyser = ? AND sha IN ({marks})",
                 (analyser, *chunk),
-            )
-            for sha, data in rows:
-                out[sha] = analysis_from_dict(json.loads(data))
+            ).fetchall()
+            for sha, data, digest in rows:
+                try:
+                    out[sha] = decode([sha, analyser], data, digest, analysis_from_dict)
+                except Unreadable as exc:
+                    misses.add("analyses", [sha], exc)
+        misses.report()
         return out
 
     def save_analyses(self, items: Iterable[tuple[str, Analysis]]) -> None:
         """Cache analyses keyed by (commit SHA, analyser identity)."""
-        with self._transaction():
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO analyses (sha, analyser, data, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                [(sha, a.analyser, _dumps(a), _now()) for sha, a in items],
-            )
+        items = list(items)
 
-    # -- reports ----------------------------------------------------------
+        def put() -> None:
+            with self._transaction():
+                for sha, analysis in items:
+                    self._put_analysis(sha, analysis)
+
+        self._best_effort(put, None)
+
+    # -- reports -------------------------------------------------------------
 
     def record_report(
         self, repo: str, day: date, lang: str, commits: int, high: int, path: str, text: str
     ) -> None:
         """Remember that a repository-day was reported (``run`` catches up from the newest)."""
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        with self._transaction():
-            self.conn.execute(
-                "INSERT OR REPLACE INTO reports"
-                " (repo, day, lang, commits, high, path, content_hash, generated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (repo, day.isoformat(), lang, commits, high, path, digest, _now()),
-            )
+
+        def op() -> None:
+            with self._transaction():
+                reports.record(self.conn, repo, day, lang, commits, high, path, text)
+
+        self._best_effort(op, None)
 
     def latest_report_day(self, repo: str) -> date | None:
         """The newest day reported for ``repo`` in any language, or None."""
-        row = self.conn.execute("SELECT MAX(day) FROM reports WHERE repo = ?", (repo,)).fetchone()
-        return date.fromisoformat(row[0]) if row and row[0] else None
+        return self._required_op(lambda: reports.latest_day(self.conn, repo))
 
-    # -- runs -------------------------------------------------------------
+    # -- runs -----------------------------------------------------------------
 
     def start_run(self, command: str) -> int:
-        cur = self.conn.execute(
-            "INSERT INTO runs (started_at, command, status) VALUES (?, ?, 'running')",
-            (_now(), command),
-        )
-        return int(cur.lastrowid or 0)
+        """Record a run as ``running`` by this process; returns its id (0 if set aside)."""
+
+        def op() -> int:
+            with self._transaction():
+                return run_log.start(self.conn, str(self.path), command)
+
+        return self._best_effort(op, 0)
 
     def finish_run(
         self, run_id: int, status: str, commits: int, analysed: int, failures: list[str]
     ) -> None:
-        self.conn.execute(
-            "UPDATE runs SET finished_at = ?, status = ?, commits = ?, analysed = ?, failures = ?"
-            " WHERE id = ?",
-            (_now(), status, commits, analysed, json.dumps(failures, ensure_ascii=False), run_id),
-        )
+        """Record how a run ended; ``failures`` are redacted before they are stored."""
+
+        def op() -> None:
+            with self._transaction():
+                run_log.finish(
+                    self.conn, str(self.path), run_id, status, commits, analysed, failures
+                )
+
+        self._best_effort(op, None)
+
+    def close_stale_runs(self) -> int:
+        """Mark ``running`` rows whose process is gone as ``killed``; return how many."""
+        found = run_log.stale(self.conn, str(self.path))
+        if found:
+            with self._transaction():
+                run_log.close(self.conn, found)
+        return len(found)
 
     def runs(self, limit: int = 20) -> list[dict[str, Any]]:
         """The most recent runs, newest first."""
-        cur = self.conn.execute(
-            "SELECT id, started_at, finished_at, command, status, commits, analysed, failures"
-            " FROM runs ORDER BY id DESC LIMIT ?",
-            (limit,),
-        )
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row, strict=True)) for row in cur]
+        return self._best_effort(lambda: run_log.recent(self.conn, limit), [])
+
+    # -- publish ledger ---------------------------------------------------------
+
+    def ledger_get(self, target: str, repo: str, day: date) -> LedgerEntry | None:
+        """The last attempt to publish ``repo``'s ``day`` to ``target``, if any."""
+        return self._required_op(lambda: ledger.get(self.conn, target, repo, day))
+
+    def ledger_entries(
+        self, *, target: str | None = None, day: date | None = None
+    ) -> list[LedgerEntry]:
+        """Ledger rows, optionally for one target and/or one day, oldest day first."""
+        return self._required_op(lambda: ledger.entries(self.conn, target, day))
+
+    def ledger_record(
+        self,
+        target: str,
+        repo: str,
+        day: date,
+        *,
+        status: LedgerStatus,
+        content: str,
+        remote_id: str | None = None,
+        error: str = "",
+    ) -> LedgerEntry:
+        """Record one attempt (content and error are redacted); returns the updated row.
+
+        ``target`` is a stable name of the destination (the publisher's config
+        name), never a URL that could carry a credential.
+        """
+
+        def op() -> LedgerEntry:
+            with self._transaction():
+                ledger.record(self.conn, target, repo, day, status, content, remote_id, error)
+                entry = ledger.get(self.conn, target, repo, day)
+            assert entry is not None
+            return entry
+
+        return self._required_op(op)

@@ -1,16 +1,55 @@
-"""Append-only, numbered schema migrations.
+"""Append-only, numbered schema migrations, one function each.
 
-Never edit or reorder an entry that has shipped: add a new one. The
-``schema_migrations`` table records which have run, so a database created by
-any earlier version upgrades in place.
+Each migration is a function ``mNNNN_name(conn)`` registered with
+:func:`migration`, in order. Never edit, rename or reorder one that has
+shipped: add a new one. The ``schema_migrations`` table records which have
+run (version and name), so a database created by any earlier version —
+including the ones whose migrations were SQL strings — upgrades in place.
+
+Migrations run inside the caller's write transaction (``BEGIN IMMEDIATE``),
+so they must not commit: use ``conn.execute`` per statement, never
+``executescript``.
 """
 
 from __future__ import annotations
 
-MIGRATIONS: list[tuple[int, str, str]] = [
-    (
-        1,
-        "initial",
+import re
+import sqlite3
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from repoherald.store.rows import checksum
+
+
+class Migration(NamedTuple):
+    number: int
+    name: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+MIGRATIONS: list[Migration] = []
+
+
+def migration(fn: Callable[[sqlite3.Connection], None]) -> Callable[[sqlite3.Connection], None]:
+    """Register ``mNNNN_name``; the number must be the next one."""
+    match = re.fullmatch(r"m(\d{4})_(\w+)", fn.__name__)
+    if match is None or int(match[1]) != len(MIGRATIONS) + 1:
+        raise RuntimeError(f"migration {fn.__name__} is out of order or misnamed")
+    MIGRATIONS.append(Migration(int(match[1]), match[2], fn))
+    return fn
+
+
+def _statements(conn: sqlite3.Connection, sql: str) -> None:
+    for statement in sql.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+@migration
+def m0001_initial(conn: sqlite3.Connection) -> None:
+    """The first schema (shipped as an SQL string; the text is unchanged)."""
+    _statements(
+        conn,
         """
         CREATE TABLE commits (
             sha TEXT PRIMARY KEY,
@@ -56,10 +95,14 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             failures TEXT NOT NULL DEFAULT '[]'
         );
         """,
-    ),
-    (
-        2,
-        "reports",
+    )
+
+
+@migration
+def m0002_reports(conn: sqlite3.Connection) -> None:
+    """Which repository-days were reported (shipped as an SQL string; text unchanged)."""
+    _statements(
+        conn,
         """
         CREATE TABLE reports (
             repo TEXT NOT NULL,
@@ -73,5 +116,104 @@ MIGRATIONS: list[tuple[int, str, str]] = [
             PRIMARY KEY (repo, day, lang)
         );
         """,
-    ),
-]
+    )
+
+
+CHECKSUMMED: dict[str, tuple[str, ...]] = {
+    "commits": ("sha",),
+    "facts": ("sha", "extractor"),
+    "analyses": ("sha", "analyser"),
+}
+"""Cached tables whose rows carry a checksum, and the key columns it covers."""
+
+
+@migration
+def m0003_row_checksums(conn: sqlite3.Connection) -> None:
+    """A checksum per cached row, so an edited or rotten row is a miss, not a report.
+
+    Rows already in the store are trusted once, here: they get the checksum
+    of what they hold now.
+    """
+
+    def row_checksum(*parts: Any) -> str:
+        return checksum([str(p) for p in parts[:-1]], bytes(parts[-1]))
+
+    conn.create_function("repoherald_checksum", -1, row_checksum, deterministic=True)
+    for table, key in CHECKSUMMED.items():
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN checksum TEXT")
+        conn.execute(
+            f"UPDATE {table} SET checksum ="
+            f" repoherald_checksum({', '.join(key)}, CAST(data AS BLOB))"
+        )
+
+
+@migration
+def m0004_run_owner(conn: sqlite3.Connection) -> None:
+    """Which process on which host owns a run, so a killed run can be closed later."""
+    conn.execute("ALTER TABLE runs ADD COLUMN pid INTEGER")
+    conn.execute("ALTER TABLE runs ADD COLUMN host TEXT")
+
+
+@migration
+def m0005_publish_ledger(conn: sqlite3.Connection) -> None:
+    """What each publishing target was sent for each repository and day.
+
+    It makes publishing idempotent: a re-run sends nothing already sent with
+    the same content, edits what it sent before (``remote_id``) when the
+    content changed, and retries what failed.
+    """
+    _statements(
+        conn,
+        """
+        CREATE TABLE publish_ledger (
+            target TEXT NOT NULL,
+            repo TEXT NOT NULL,
+            day TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('sent', 'failed')),
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            remote_id TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT NOT NULL DEFAULT '',
+            first_attempt_at TEXT NOT NULL,
+            last_attempt_at TEXT NOT NULL,
+            sent_at TEXT,
+            PRIMARY KEY (target, repo, day)
+        );
+        CREATE INDEX publish_ledger_day ON publish_ledger (day)
+        """,
+    )
+
+
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if exists is None:
+        return set()
+    return {int(row[0]) for row in conn.execute("SELECT version FROM schema_migrations")}
+
+
+def apply_pending(conn: sqlite3.Connection, now: str) -> list[int]:
+    """Apply what has not run yet; the caller holds the write transaction.
+
+    The check happens here, under the same lock as the changes, so two
+    first runs on a fresh home cannot both decide to create the tables.
+    """
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+    )
+    done = applied_versions(conn)
+    applied = []
+    for m in MIGRATIONS:
+        if m.number in done:
+            continue
+        m.apply(conn)
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+            (m.number, m.name, now),
+        )
+        applied.append(m.number)
+    return applied

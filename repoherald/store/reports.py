@@ -1,0 +1,32 @@
+"""Which repository-days were reported: ``repoherald run`` catches up from the newest."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+
+from repoherald.store.ledger import content_hash
+from repoherald.store.runs import now_text
+
+COLUMNS = "repo, day, lang, commits, high, path, content_hash, generated_at"
+
+
+def record(
+    conn: sqlite3.Connection,
+    repo: str,
+    day: date,
+    lang: str,
+    commits: int,
+    high: int,
+    path: str,
+    text: str,
+) -> None:
+    conn.execute(
+        f"INSERT OR REPLACE INTO reports ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (repo, day.isoformat(), lang, commits, high, path, content_hash(text), now_text()),
+    )
+
+
+def latest_day(conn: sqlite3.Connection, repo: str) -> date | None:
+    row = conn.execute("SELECT MAX(day) FROM reports WHERE repo = ?", (repo,)).fetchone()
+    return date.fromisoformat(row[0]) if row and row[0] else None
