@@ -16,7 +16,7 @@ from typing import NoReturn
 
 import click
 
-from repoherald.errors import RepoheraldError
+from repoherald.errors import RepoheraldError, StoreDamagedError
 from repoherald.redact import RedactingFilter, redact
 
 
@@ -33,6 +33,8 @@ def fail_on_errors(debug: bool) -> Iterator[None]:
     """Map library exceptions raised inside the block to an exit status."""
     try:
         yield
+    except StoreDamagedError as exc:
+        fail(f"{exc} (or pass --rebuild)", exc.exit_code, debug)
     except RepoheraldError as exc:
         fail(str(exc), exc.exit_code, debug)
     except KeyboardInterrupt:

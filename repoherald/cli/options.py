@@ -82,3 +82,18 @@ llm_options = _stack(
     click.option("--no-llm", is_flag=True, help="Rules only, even when [llm] is configured."),
 )
 """--llm-* and --no-llm."""
+
+cache_options = _stack(
+    click.option(
+        "--no-cache",
+        "no_cache",
+        is_flag=True,
+        help="Analyse every commit again (the cache is refreshed, not read).",
+    ),
+    click.option(
+        "--rebuild",
+        is_flag=True,
+        help="Move the store aside (kept as .broken-<time>) and start a fresh one.",
+    ),
+)
+"""--no-cache / --rebuild: the store is a cache and can always be rebuilt."""

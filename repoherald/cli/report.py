@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from repoherald.cli.errors import fail_on_errors, setup_logging
-from repoherald.cli.options import common_options, day_options, llm_options
+from repoherald.cli.options import cache_options, common_options, day_options, llm_options
 from repoherald.cli.progress import ProgressDisplay
 from repoherald.config import build_settings
 from repoherald.pipeline.run import RunResult, run
@@ -34,14 +34,17 @@ from repoherald.redact import redact
 @click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language. Default: zh.")
 @click.option("--out", metavar="DIR", help="Archive directory. Default: ./reports.")
 @common_options
+@cache_options
 @llm_options
-def report(repos: tuple[str, ...], debug: bool, **options: Any) -> None:
+def report(
+    repos: tuple[str, ...], debug: bool, no_cache: bool, rebuild: bool, **options: Any
+) -> None:
     """Write the daily report(s) as Markdown plus a JSON twin."""
     setup_logging(debug)
     with fail_on_errors(debug):
         settings = build_settings(repos=tuple(repos), debug=debug, **options)
         with ProgressDisplay() as display:
-            result = run(settings, events=display)
+            result = run(settings, events=display, use_cache=not no_cache, rebuild=rebuild)
     _print_summary(result, llm=settings.llm is not None)
     if not result.ok:
         sys.exit(1)

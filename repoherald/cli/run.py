@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from repoherald.cli.errors import fail_on_errors, setup_logging
-from repoherald.cli.options import common_options, day_options, llm_options
+from repoherald.cli.options import cache_options, common_options, day_options, llm_options
 from repoherald.cli.progress import ProgressDisplay
 from repoherald.config import build_settings
 from repoherald.errors import UsageError
@@ -30,8 +30,16 @@ from repoherald.redact import redact
     help="Run the I-th of N stable subsets of the repositories (for parallel CI jobs or pods).",
 )
 @common_options
+@cache_options
 @llm_options
-def run_command(only: tuple[str, ...], shard: str | None, debug: bool, **options: Any) -> None:
+def run_command(
+    only: tuple[str, ...],
+    shard: str | None,
+    debug: bool,
+    no_cache: bool,
+    rebuild: bool,
+    **options: Any,
+) -> None:
     """Report every configured repository: one report per repository-day.
 
     Without --date/--since, catches up every day since the newest one already
@@ -51,6 +59,8 @@ def run_command(only: tuple[str, ...], shard: str | None, debug: bool, **options
                 only=tuple(only),
                 shard=Shard.parse(shard) if shard else None,
                 events=display,
+                use_cache=not no_cache,
+                rebuild=rebuild,
             )
     _print_summary(result)
     if not result.ok:

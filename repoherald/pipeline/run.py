@@ -129,6 +129,8 @@ def run(
             # Record why in the run log, then let the CLI report it.
             store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
             raise
+        if store.problem:
+            result.failures.append(f"store: {store.problem}")
         status = "ok" if result.ok else "failed"
         store.finish_run(run_id, status, result.commits, result.analysed, result.failures)
         return result

@@ -141,11 +141,19 @@ def run_all(
     only: tuple[str, ...] = (),
     shard: Shard | None = None,
     events: EventSink | tuple[EventSink, ...] = (),
+    use_cache: bool = True,
+    rebuild: bool = False,
 ) -> ServiceResult:
-    """Run every selected repository; ``catch_up`` means no day was asked for."""
+    """Run every selected repository; ``catch_up`` means no day was asked for.
+
+    ``rebuild`` moves the store aside once, before the first repository (the
+    record of reported days is carried over, so catch-up still knows them).
+    """
     sinks = events if isinstance(events, tuple) else (events,)
     emitter = Emitter(sinks)
     result = ServiceResult()
+    if rebuild:
+        Store.open(settings.db_path, rebuild=True).close()
     for cfg in select_repos(settings.repos, only, shard):
         key = report_key(cfg)
         repo_settings = _settings_for(settings, cfg, key)
@@ -161,7 +169,9 @@ def run_all(
             emitter.say(f"{key}: up to date")
             continue
         try:
-            outcome.result = run(replace(repo_settings, selection=selection), events=sinks)
+            outcome.result = run(
+                replace(repo_settings, selection=selection), events=sinks, use_cache=use_cache
+            )
         except RepoheraldError as exc:
             outcome.error = str(exc)
     return result

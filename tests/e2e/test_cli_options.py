@@ -94,3 +94,38 @@ def test_today_is_marked_partial_and_yesterday_is_not(tmp_path: Path) -> None:
     assert older.returncode == 0, older.stderr
     assert "今天尚未结束" not in next((tmp_path / "b").rglob("*.md")).read_text()
     assert json.loads(next((tmp_path / "b").rglob("*.json")).read_text())["as_of"] is None
+
+
+def test_damaged_store_says_rebuild_and_rebuild_recovers(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    home = tmp_path / "h"
+    common = (
+        "report",
+        "--repo",
+        "proj",
+        "--date",
+        "2025-06-10",
+        "--tz",
+        "UTC",
+        "--home",
+        str(home),
+    )
+    assert run_repoherald(*common, cwd=tmp_path).returncode == 0
+    (home / "repoherald.db").write_bytes(b"this is not a database" * 100)
+    broken = run_repoherald(*common, cwd=tmp_path)
+    assert broken.returncode == 1
+    assert "--rebuild" in broken.stderr and "Traceback" not in broken.stderr
+    rebuilt = run_repoherald(*common, "--rebuild", cwd=tmp_path)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert list(home.glob("repoherald.db.broken-*"))
+
+
+def test_no_cache_analyses_again(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    common = ("report", "--repo", "proj", "--date", "2025-06-10", "--tz", "UTC",
+              "--home", str(tmp_path / "h"))  # fmt: skip
+    run_repoherald(*common, cwd=tmp_path)
+    cached = run_repoherald(*common, cwd=tmp_path)
+    assert "(0 analysed, 1 from cache)" in cached.stderr
+    fresh = run_repoherald(*common, "--no-cache", cwd=tmp_path)
+    assert "(1 analysed, 0 from cache)" in fresh.stderr, fresh.stderr
