@@ -34,6 +34,9 @@ class SourceInfo:
     two sources with the same display name but different identities are different."""
     branch: str
     web_url: str | None
+    refreshed: bool = True
+    """False when the repository is read as found on disk and never brought up to date
+    (a local clone): days after its newest commit may be missing commits that exist upstream."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,7 @@ def no_reports(out: Path) -> None:
 def test_missing_path(tmp_path: Path) -> None:
     missing = tmp_path / "does-not-exist"
     proc = run(tmp_path, "--repo", str(missing), "--date", DAY, "--tz", "UTC")
-    assert_error(proc, 2, str(missing), "--repo")
+    assert_error(proc, 2, str(missing), "source")
     no_reports(tmp_path / "out")
 
 

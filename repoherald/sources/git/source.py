@@ -3,29 +3,48 @@
 A local path is read in place (never fetched: it is the user's clone). A clone
 URL is kept as a shallow bare mirror under the home directory: the mirror's
 depth policy — walk, deepen when the window reaches the shallow boundary,
-walk again — lives here so the pipeline does not know mirrors exist.
+walk again — is applied here so the pipeline does not know mirrors exist.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 
 from repoherald.config import RepoConfig
 from repoherald.models import Commit, FileChange
 from repoherald.sources.base import SourceContext, SourceInfo
-from repoherald.sources.git import repo as git
-
-DAY = 86400
+from repoherald.sources.git import mirror
+from repoherald.sources.git.mirror import Remote
+from repoherald.sources.git.naming import derive_name, identity_from_url
+from repoherald.sources.git.repo import SAFE_CONFIG, GitRepo, check_branch_name, open_local, run_git
 
 
 def guess_name(cfg: RepoConfig) -> str:
-    """A display name from the configuration alone (the repository could not be opened)."""
-    if git.is_remote(cfg.source):
-        return git.identity_from_url(cfg.source).name
-    base = Path(cfg.source).name
-    return (base[:-4] if base.endswith(".git") else base) or cfg.source
+    """A display name without opening the repository (for one that failed, and for file names).
+
+    Same precedence as an opened source: for a local path the origin is read
+    from its config when it can be, so the files are named like the heading.
+    """
+    if mirror.is_remote(cfg.source):
+        return derive_name(cfg.name, cfg.source, None)
+    if cfg.name:
+        return cfg.name
+    return derive_name(None, _remote_origin(_local_origin(cfg.source)), cfg.source)
+
+
+def _local_origin(path: str) -> str | None:
+    if path.startswith("-"):
+        return None
+    proc = run_git(["git", *SAFE_CONFIG, "-C", path, "config", "--get", "remote.origin.url"])
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode("utf-8", "replace").strip() or None
+
+
+def _remote_origin(origin: str | None) -> str | None:
+    """Only a clone URL names a project; an origin that is another local path does not."""
+    return origin if origin and mirror.is_remote(origin) else None
 
 
 class GitSource:
@@ -34,13 +53,20 @@ class GitSource:
     def __init__(self, cfg: RepoConfig, ctx: SourceContext) -> None:
         self._cfg = cfg
         self._ctx = ctx
-        self._remote = git.is_remote(cfg.source)
-        if self._remote:
-            self._repo = git.ensure_mirror(cfg.source, ctx.mirrors_dir, cfg.branch, ctx.earliest)
-            ident = git.identity_from_url(cfg.source)
+        if cfg.branch is not None:
+            check_branch_name(cfg.branch)
+        self._remote: Remote | None = None
+        if mirror.is_remote(cfg.source):
+            self._remote = mirror.parse_remote(cfg.source)
+            self._repo = mirror.ensure_mirror(
+                self._remote, ctx.mirrors_dir, cfg.branch, ctx.earliest
+            )
+            origin: str | None = self._remote.display
+            identity = self._remote.display
         else:
-            self._repo = git.open_local(cfg.source)
-            ident = self._local_identity()
+            self._repo = open_local(cfg.source)
+            origin = _remote_origin(self._repo.origin_url())
+            identity = cfg.source
         try:
             branch = cfg.branch or self._repo.default_branch()
             self._tip = self._repo.resolve_branch(branch)
@@ -48,21 +74,17 @@ class GitSource:
             self._repo.close()
             raise
         self.info = SourceInfo(
-            name=cfg.name or ident.name,
-            identity=cfg.source,
+            name=derive_name(cfg.name, origin, cfg.source),
+            identity=identity,
             branch=branch,
-            web_url=cfg.web_url or ident.web_url,
+            web_url=cfg.web_url or (identity_from_url(origin).web_url if origin else None),
+            refreshed=self._remote is not None,
         )
 
-    def _local_identity(self) -> git.RepoIdentity:
-        origin = (
-            self._repo.run("config", "--get", "remote.origin.url", check=False)
-            .decode("utf-8", "replace")
-            .strip()
-        )
-        if origin and git.is_remote(origin):
-            return git.identity_from_url(origin)
-        return git.RepoIdentity(name=guess_name(self._cfg), web_url=None)
+    @property
+    def repo(self) -> GitRepo:
+        """The git directory read (the mirror, for a remote source)."""
+        return self._repo
 
     def __enter__(self) -> GitSource:
         return self
@@ -75,20 +97,19 @@ class GitSource:
 
     def history(self) -> list[tuple[str, int]]:
         history = self._walk()
-        if not self._remote or not history:
+        if self._remote is None:
             return history
-        shallow = self._repo.shallow_commits()
-        oldest_sha, oldest_ts = history[-1]
         earliest = self._ctx.earliest
-        if oldest_sha in shallow and oldest_ts >= earliest - DAY:
-            git.deepen(self._repo, self._cfg.source, self.info.branch, since=earliest - 2 * DAY)
+        if mirror.window_reaches_boundary(history, self._repo.shallow_commits(), earliest):
+            since = earliest - mirror.HISTORY_MARGIN
+            mirror.deepen(self._repo, self._remote, self.info.branch, since=since)
             self._tip = self._repo.resolve_branch(self.info.branch)
             history = self._walk()
         return history
 
     def prepare(self, shas: Iterable[str]) -> None:
-        if self._remote and self._repo.shallow_commits() & set(shas):
-            git.deepen(self._repo, self._cfg.source, self.info.branch, by=1)
+        if self._remote is not None and self._repo.shallow_commits() & set(shas):
+            mirror.deepen(self._repo, self._remote, self.info.branch, by=1)
 
     def read_commits(self, shas: Iterable[str]) -> dict[str, Commit]:
         return self._repo.read_commits(shas)
