@@ -56,7 +56,7 @@ def identity_from_url(url: str) -> RepoIdentity:
     if len(segments) >= 2:
         name = "/".join(segments[-2:])
     else:
-        name = segments[-1] if segments else (host or name_from_path(url))
+        name = segments[-1] if segments else (host or name_from_path(path or url))
     web = None
     if host in _WEB_HOSTS and len(segments) >= 2:
         web = f"https://{host}/{'/'.join(segments)}"
