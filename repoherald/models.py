@@ -266,6 +266,8 @@ class RepoSection:
     entries: tuple[Entry, ...]
     """First-parent order, newest first."""
     error: str | None = None
+    notes: tuple[Message, ...] = ()
+    """Remarks on how the repository was read (e.g. a stale local clone)."""
 
 
 @dataclass(frozen=True, slots=True)

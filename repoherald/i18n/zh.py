@@ -55,6 +55,8 @@ CATALOGUE: dict[str, str] = {
     "quiet_day": "本日没有新的提交。",
     "no_commits_repo": "该仓库在本时间窗口内没有提交。",
     "repo_failed": "❌ 无法读取该仓库：{error}",
+    "stale_clone": "{branch} 分支的最新提交在 {date}。repoherald 从不拉取本地克隆，"
+    "此克隆可能已过时：请在其中运行 git pull，或改用其克隆 URL。",
     "decode_warning": "提交信息含有无法按声明编码解码的字节，已替换显示。",
     "more_files": "……另有 {n} 个文件",
     "merge_note": "合并提交：改动按第一父提交计算。",

@@ -48,6 +48,8 @@ class RepoRun:
     source: Source | None = None
     by_day: dict[date, list[str]] = field(default_factory=dict)
     error: str | None = None
+    unfetched_newest: date | None = None
+    """Day of the newest commit of a source that is never brought up to date (a local clone)."""
     extractor: FactsExtractor | None = None
     extractor_id: str = ""
     analysed: int = 0

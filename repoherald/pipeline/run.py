@@ -21,7 +21,7 @@ from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import RepoConfig, Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
-from repoherald.models import DayReport, Entry, Importance, RepoSection
+from repoherald.models import DayReport, Entry, Importance, RepoSection, Text
 from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.publish.archive import report_path, safe_component, write_atomic
@@ -33,6 +33,10 @@ from repoherald.sources.base import SourceContext
 from repoherald.store.db import Store
 
 log = logging.getLogger("repoherald")
+
+STALE_AFTER_DAYS = 2
+"""Days between a never-fetched clone's newest commit and a reported day before we say it may be
+stale (a weekend is not enough)."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +155,8 @@ def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> Re
         history = source.history()
         info = source.info
         state = RepoRun(cfg, info.name, info.branch, info.web_url, source=source)
+        if not info.refreshed and history:
+            state.unfetched_newest = day_of(max(ts for _, ts in history), tz)
         if days is None:
             # "latest": the newest day with commits here; the run takes the
             # newest across repositories.
@@ -178,6 +184,7 @@ def _run(settings: Settings, store: Store, events: Emitter) -> RunResult:
             try:
                 with events.stage("source", registry.display_name(cfg)):
                     states.append(_prepare(settings, cfg, days))
+                _warn_if_stale(states[-1], days, events)
             except UsageError:
                 raise
             except RepoheraldError as exc:
@@ -195,6 +202,29 @@ def _run(settings: Settings, store: Store, events: Emitter) -> RunResult:
         for st in states:
             if st.source is not None:
                 st.source.close()
+
+
+def _stale_since(st: RepoRun, day: date) -> date | None:
+    newest = st.unfetched_newest
+    return newest if newest is not None and (day - newest).days > STALE_AFTER_DAYS else None
+
+
+def _warn_if_stale(st: RepoRun, days: list[date] | None, events: Emitter) -> None:
+    """Say once, on stderr, that "no commits" may only mean the local clone is behind."""
+    newest = _stale_since(st, max(days)) if days else None
+    if newest is not None:
+        events.say(
+            f"{st.name}: the newest commit on {st.branch} is from {newest}; this local clone is"
+            " never fetched and may be out of date (run git pull in it, or give its clone URL)",
+            repo=st.name,
+        )
+
+
+def _notes(st: RepoRun, day: date) -> tuple[Text, ...]:
+    newest = _stale_since(st, day)
+    if newest is None:
+        return ()
+    return (Text("stale_clone", {"branch": st.branch, "date": newest.isoformat()}),)
 
 
 def _broken_state(cfg: RepoConfig, error: str) -> RepoRun:
@@ -245,7 +275,7 @@ def _report_days(
             per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
         analysers = _analysers(rules, llm, per_repo)
         sections = [
-            RepoSection(st.name, st.branch, st.web_url, tuple(entries), error=st.error)
+            RepoSection(st.name, st.branch, st.web_url, tuple(entries), st.error, _notes(st, d))
             for st, entries in zip(states, per_repo, strict=True)
         ]
         report = DayReport(

@@ -44,6 +44,7 @@ def _repo(s: SectionView) -> dict[str, Any]:
         "branch": s.branch,
         "web_url": s.web_url,
         "error": s.error,
+        "notes": list(s.notes),
         "anchor": s.anchor,
         "stats": {
             "commits": s.stats.commits,

@@ -143,6 +143,8 @@ class SectionView:
     branch: str
     web_url: str | None
     error: str | None
+    notes: tuple[str, ...]
+    """Remarks on how the repository was read (a stale local clone)."""
     anchor: str
     stats: StatsView
     stats_anchor: str
@@ -310,6 +312,7 @@ def _section(s: RepoSection, lang: str, tz: ZoneInfo, slugger: Slugger) -> Secti
         branch=s.branch,
         web_url=s.web_url,
         error=s.error,
+        notes=tuple(localise(lang, n) for n in s.notes),
         anchor=anchor,
         stats=_stats(s.entries, lang),
         stats_anchor=stats_anchor,
