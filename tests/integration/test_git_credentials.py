@@ -19,6 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from repoherald.config import RepoConfig
+from repoherald.sources import registry
+from repoherald.sources.base import SourceContext
 from repoherald.sources.git.mirror import mirror_path
 from tests.gitfixture import GitFixture, run_git, run_repoherald
 from tests.httpgit import GitHttpServer, serve
@@ -193,3 +196,20 @@ def test_mirror_made_by_an_older_version_is_adopted_and_scrubbed(
     assert proc.returncode == 0, proc.stderr
     assert mirrors(tmp_path) == [new]
     assert_nowhere(tmp_path, token, proc)
+
+
+def test_source_identity_and_name_carry_no_credentials(
+    tmp_path: Path, server: GitHttpServer, token: str
+) -> None:
+    cfg = RepoConfig(source=server.url("proj.git", USER, token))
+    since = int(datetime(2025, 6, 10, tzinfo=UTC).timestamp())
+    ctx = SourceContext(mirrors_dir=tmp_path / "mirrors", earliest=since)
+    source = registry.open_source(cfg, ctx)
+    try:
+        assert source.info.identity == server.url("proj.git")
+        assert source.info.name == "proj"
+        assert registry.display_name(cfg) == "proj"
+        assert [sha for sha, _ in source.history()]
+    finally:
+        source.close()
+    assert server.record.cmdline_leaks == []

@@ -280,9 +280,12 @@ class GitRepo:
         """(type, content) of an object, or None when it is missing."""
         cat = self._cat_file()
         assert cat.stdin is not None and cat.stdout is not None
-        cat.stdin.write(oid.encode("ascii") + b"\n")
-        cat.stdin.flush()
-        header = cat.stdout.readline()
+        try:
+            cat.stdin.write(oid.encode("ascii") + b"\n")
+            cat.stdin.flush()
+            header = cat.stdout.readline()
+        except OSError:  # the process died: a broken pipe
+            header = b""
         if not header:
             raise SourceError(f"git cat-file stopped unexpectedly in {self.git_dir}")
         parts = header.split()
