@@ -181,3 +181,19 @@ def test_a_repositorys_own_config_cannot_make_a_read_fetch(tmp_path: Path) -> No
     assert not (tmp_path / "PWNED").exists()
     assert "Traceback" not in proc.stderr
     assert proc.returncode in (0, 1), proc.stderr
+
+
+def test_partial_clone_is_read_without_fetching_and_says_what_to_do(
+    tmp_path: Path, upstream: GitFixture
+) -> None:
+    """The flip side of reads without transports: a blob-less clone is not filled in behind
+    the user's back; the one line says to give the clone URL instead."""
+    upstream.git("config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "partial"
+    run_git(tmp_path, "clone", "--quiet", "--filter=blob:none", "--no-checkout",
+            upstream.path.as_uri(), str(clone))  # fmt: skip
+    proc = report(tmp_path, "--repo", str(clone))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    errors = [ln for ln in proc.stderr.splitlines() if ln.startswith("repoherald: error: ")]
+    assert len(errors) == 1 and proc.stderr.splitlines()[-1] == errors[0], proc.stderr
+    assert "partial clone" in errors[0] and "clone URL" in errors[0], errors[0]

@@ -180,8 +180,18 @@ class GitRepo:
         """Run a git command in this repository and return its stdout."""
         proc = run_git(self.argv(*args), input=input)
         if check and proc.returncode != 0:
-            raise SourceError(f"git {args[0]} failed in {self.git_dir}: {last_line(proc.stderr)}")
+            raise self._failure(args[0], proc.stderr)
         return proc.stdout
+
+    def _failure(self, command: str, stderr: bytes) -> SourceError:
+        msg = last_line(stderr)
+        if "promisor remote" in msg:
+            return SourceError(
+                f"{self.git_dir} is a partial clone missing objects that reading it would have to"
+                f" fetch ({msg}): repoherald never fetches into a local clone, so give its clone"
+                " URL as the source instead"
+            )
+        return SourceError(f"git {command} failed in {self.git_dir}: {msg}")
 
     def origin_url(self) -> str | None:
         """``remote.origin.url`` as configured, or None."""
@@ -262,7 +272,7 @@ class GitRepo:
                 proc.stderr.close()
             code = proc.wait()
         if code != 0:
-            raise SourceError(f"git rev-list failed in {self.git_dir}: {last_line(stderr)}")
+            raise self._failure("rev-list", stderr)
 
     # -- objects ------------------------------------------------------------
 
@@ -411,7 +421,7 @@ class GitRepo:
         stderr = proc.stderr.read()
         proc.stderr.close()
         if proc.wait() != 0:
-            raise SourceError(f"git diff-tree failed in {self.git_dir}: {last_line(stderr)}")
+            raise self._failure("diff-tree", stderr)
         return bytes(buf).decode("utf-8", "replace"), False
 
 
