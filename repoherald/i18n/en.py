@@ -55,6 +55,7 @@ CATALOGUE: dict[str, str] = {
     "quiet_day": "No new commits on this day.",
     "no_commits_repo": "No commits in this window.",
     "repo_failed": "❌ This repository could not be read: {error}",
+    "empty_repo": "The branch {branch} of this repository has no commits at all yet.",
     "stale_clone": "The newest commit on {branch} is from {date}. repoherald never fetches"
     " a local clone, so this one may be out of date: run git pull in it, or give its clone"
     " URL instead.",

@@ -55,6 +55,7 @@ CATALOGUE: dict[str, str] = {
     "quiet_day": "本日没有新的提交。",
     "no_commits_repo": "该仓库在本时间窗口内没有提交。",
     "repo_failed": "❌ 无法读取该仓库：{error}",
+    "empty_repo": "该仓库的 {branch} 分支还没有任何提交。",
     "stale_clone": "{branch} 分支的最新提交在 {date}。repoherald 从不拉取本地克隆，"
     "此克隆可能已过时：请在其中运行 git pull，或改用其克隆 URL。",
     "decode_warning": "提交信息含有无法按声明编码解码的字节，已替换显示。",

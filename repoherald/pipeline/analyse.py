@@ -49,6 +49,8 @@ class RepoRun:
     by_day: dict[date, list[str]] = field(default_factory=dict)
     error: str | None = None
     unfetched_newest: date | None = None
+    empty: bool = False
+    """The branch has no commits at all (not just none in the window)."""
     """Day of the newest commit of a source that is never brought up to date (a local clone)."""
     extractor: FactsExtractor | None = None
     extractor_id: str = ""

@@ -157,6 +157,7 @@ def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> Re
         state = RepoRun(cfg, info.name, info.branch, info.web_url, source=source)
         if not info.refreshed and history:
             state.unfetched_newest = day_of(max(ts for _, ts in history), tz)
+        state.empty = not history
         if days is None:
             # "latest": the newest day with commits here; the run takes the
             # newest across repositories.
@@ -211,6 +212,9 @@ def _stale_since(st: RepoRun, day: date) -> date | None:
 
 def _warn_if_stale(st: RepoRun, days: list[date] | None, events: Emitter) -> None:
     """Say once, on stderr, that "no commits" may only mean the local clone is behind."""
+    if st.empty:
+        events.say(f"{st.name}: {st.branch} has no commits at all yet", repo=st.name)
+        return
     newest = _stale_since(st, max(days)) if days else None
     if newest is not None:
         events.say(
@@ -221,6 +225,8 @@ def _warn_if_stale(st: RepoRun, days: list[date] | None, events: Emitter) -> Non
 
 
 def _notes(st: RepoRun, day: date) -> tuple[Text, ...]:
+    if st.empty:
+        return (Text("empty_repo", {"branch": st.branch}),)
     newest = _stale_since(st, day)
     if newest is None:
         return ()

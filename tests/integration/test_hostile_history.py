@@ -451,6 +451,8 @@ def test_repository_without_any_commit(tmp_path: Path) -> None:
     rep = report(fx.path, tmp_path)
     check_report(rep, [])
     assert rep.commits == []
+    assert "还没有任何提交" in rep.md
+    assert "has no commits at all" in rep.stderr
 
 
 def test_commit_inside_window_with_parent_dated_after_it(tmp_path: Path) -> None:
