@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.settings import LlmSettings
 from repoherald.redact import register, secret_env
+from repoherald.sources.locations import is_local_path
 
 DEFAULT_TZ = "Asia/Shanghai"
 DEFAULT_LANG = "zh"
@@ -353,7 +354,7 @@ def default_home() -> Path:
 
 def _repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
     source = r.source
-    if not _looks_remote(source):
+    if is_local_path(source):
         source = str((base / Path(source).expanduser()).resolve())
     return RepoConfig(
         source=source,
@@ -376,10 +377,6 @@ def _checked_web_url(value: str | None) -> str | None:
         raise UsageError(
             f"--web-url {value!r} must be a plain http(s) URL such as https://github.com/owner/name"
         ) from None
-
-
-def _looks_remote(source: str) -> bool:
-    return "://" in source or bool(re.match(r"^[\w.-]+@[\w.-]+:", source))
 
 
 def build_settings(
@@ -433,7 +430,7 @@ def build_settings(
     if repos:
         repo_cfgs = tuple(
             RepoConfig(
-                source=r if _looks_remote(r) else str((cwd / Path(r).expanduser()).resolve()),
+                source=str((cwd / Path(r).expanduser()).resolve()) if is_local_path(r) else r,
                 branch=branch,
                 name=name,
                 web_url=_checked_web_url(web_url),

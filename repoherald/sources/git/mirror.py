@@ -36,6 +36,7 @@ from repoherald.errors import SourceError, UsageError
 from repoherald.redact import register
 from repoherald.sources.git.naming import identity_from_url
 from repoherald.sources.git.repo import SAFE_CONFIG, GitRepo, git_env, last_line, run_git
+from repoherald.sources.locations import SCP_LIKE
 
 DAY = 86400
 HISTORY_MARGIN = 2 * DAY
@@ -51,7 +52,7 @@ _SCHEMES = {
     "git": "git",
     "file": "file",
 }
-_SCP = re.compile(r"^[\w.-]+@[\w.-]+:")
+_SCP = SCP_LIKE
 _URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://")
 _USERNAME_SECRET_LENGTH = 12
 """A user name without a password is a token (``https://TOKEN@host``) when at least this long."""
@@ -61,11 +62,6 @@ _HELPER = (
     '!f() { test "$1" = get || return 0; printf "username=%s\\npassword=%s\\n"'
     ' "$REPOHERALD_GIT_USERNAME" "$REPOHERALD_GIT_PASSWORD"; }; f'
 )
-
-
-def is_remote(source: str) -> bool:
-    """True for clone URLs (``https://…``, ``file://…``, ``git@host:path``)."""
-    return "://" in source or bool(_SCP.match(source))
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from repoherald.sources.git import mirror
 from repoherald.sources.git.mirror import Remote
 from repoherald.sources.git.naming import derive_name, identity_from_url
 from repoherald.sources.git.repo import SAFE_CONFIG, GitRepo, check_branch_name, open_local, run_git
+from repoherald.sources.locations import is_clone_url
 
 
 def guess_name(cfg: RepoConfig) -> str:
@@ -26,7 +27,7 @@ def guess_name(cfg: RepoConfig) -> str:
     Same precedence as an opened source: for a local path the origin is read
     from its config when it can be, so the files are named like the heading.
     """
-    if mirror.is_remote(cfg.source):
+    if is_clone_url(cfg.source):
         return derive_name(cfg.name, cfg.source, None)
     if cfg.name:
         return cfg.name
@@ -44,7 +45,7 @@ def _local_origin(path: str) -> str | None:
 
 def _remote_origin(origin: str | None) -> str | None:
     """Only a clone URL names a project; an origin that is another local path does not."""
-    return origin if origin and mirror.is_remote(origin) else None
+    return origin if origin and is_clone_url(origin) else None
 
 
 class GitSource:
@@ -56,7 +57,7 @@ class GitSource:
         if cfg.branch is not None:
             check_branch_name(cfg.branch)
         self._remote: Remote | None = None
-        if mirror.is_remote(cfg.source):
+        if is_clone_url(cfg.source):
             self._remote = mirror.parse_remote(cfg.source)
             self._repo = mirror.ensure_mirror(
                 self._remote, ctx.mirrors_dir, cfg.branch, ctx.earliest
