@@ -310,8 +310,12 @@ def _vanished(
     dest = commit.destination(name, new.module if new is not None else old.module)
     if dest is not None:
         return [SurfaceChange(MOVED, old.module, name, dotted, dest, "", old.path, was.line)]
-    if new is None:
+    if new is None and not old.path.endswith("__init__.py"):
         return []  # the module is gone; MODULE_REMOVED says so once
+    if new is None:
+        # A package's __init__ is gone but its submodules may remain, so the
+        # names it defined are reported one by one.
+        return [SurfaceChange(REMOVED, old.module, name, dotted, "", "", old.path, was.line)]
     twin = _renamed_to(old, new, name, was)
     if twin is not None:
         return [
