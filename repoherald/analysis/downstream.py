@@ -22,7 +22,7 @@ from typing import Any
 
 from repoherald.analysis.surface import Interest
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 """Bump when the records or what is recorded change, so cached indexes are rebuilt."""
 
 # How a Ref reaches its target.
@@ -179,7 +179,9 @@ class DownstreamIndex:
     root: str
     packages: tuple[str, ...]
     files: int
+    """Python files read, parsed or not (see ``prefiltered``)."""
     lines: int
+    """Lines of the parsed files."""
     refs: tuple[Ref, ...] = ()
     calls: tuple[CallSite, ...] = ()
     classes: tuple[Subclass, ...] = ()
@@ -190,6 +192,9 @@ class DownstreamIndex:
     not_checked: tuple[NotChecked, ...] = ()
     excluded: tuple[str, ...] = ()
     """Directories left out by policy (virtualenvs, dot-directories, build output)."""
+    prefiltered: int = 0
+    """Files read but not parsed: their bytes cannot name an upstream package, one of
+    its variables or flags, or a downstream class with upstream ancestors."""
     version: int = INDEX_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -226,6 +231,7 @@ class DownstreamIndex:
             own_flags=tuple(data["own_flags"]),
             not_checked=_records(NotChecked, data["not_checked"]),
             excluded=tuple(data["excluded"]),
+            prefiltered=int(data["prefiltered"]),
         )
 
     def interest(self) -> Interest:
@@ -273,6 +279,7 @@ def build_index(
     parts: Iterable[FileIndex],
     excluded: Sequence[str] = (),
     not_checked: Sequence[NotChecked] = (),
+    prefiltered: int = 0,
 ) -> DownstreamIndex:
     """Merge per-file indexes and resolve which classes descend from upstream ones.
 
@@ -313,7 +320,7 @@ def build_index(
     return DownstreamIndex(
         root=root,
         packages=tuple(packages),
-        files=len(files),
+        files=len(files) + prefiltered,
         lines=sum(f.lines for f in files),
         refs=tuple(r for f in files for r in f.refs),
         calls=tuple(sorted(calls, key=lambda c: (c.path, c.line, c.target))),
@@ -328,10 +335,35 @@ def build_index(
             )
         ),
         excluded=tuple(sorted(excluded)),
+        prefiltered=prefiltered,
     )
 
 
 _TRIVIAL_BASES = frozenset({"object", "ABC", "Generic", "Protocol"})
+
+
+def descendant_names(classes: Iterable[LocalClass], packages: Sequence[str]) -> set[str]:
+    """Simple names of downstream classes that may descend from an upstream class.
+
+    Approximate on purpose (bases compared by their last name part): it only
+    decides which further files are worth parsing; :func:`build_index`
+    resolves ancestry exactly.
+    """
+    pending = list(classes)
+    names: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for cls in pending:
+            simple = cls.qualname.rpartition(".")[2]
+            if simple in names:
+                continue
+            if any(
+                b.partition(".")[0] in packages or b.rpartition(".")[2] in names for b in cls.bases
+            ):
+                names.add(simple)
+                grew = True
+    return names
 
 
 class _Ancestry:

@@ -28,6 +28,15 @@ _IMPORT_FUNCS = frozenset({"import_module", "__import__", "find_spec", "resolve_
 _SETTERS = frozenset({"setattr", "delattr"})
 
 
+def env_prefixes(packages: tuple[str, ...]) -> tuple[str, ...]:
+    """``("vllm",)`` -> ``("VLLM_",)``: the variables an upstream package owns.
+
+    Only these are recorded; an upstream that stops reading a variable it
+    does not own (``LOCAL_RANK``) changes nothing for the downstream.
+    """
+    return tuple(p.upper() + "_" for p in packages)
+
+
 def index_source(path: str, source: bytes | str, packages: tuple[str, ...]) -> ds.FileIndex:
     """Index one file. Never raises for bad input: it is recorded as not checked."""
     result = ds.FileIndex(path)
@@ -82,6 +91,7 @@ class _Visitor(ast.NodeVisitor):
         self.out = out
         self.path = out.path
         self.packages = packages
+        self.env_prefixes = env_prefixes(packages)
         self.module = module
         self.package = module if is_package else module.rpartition(".")[0]
         self.scopes: list[_Scope] = [_Scope()]
@@ -346,7 +356,7 @@ class _Visitor(ast.NodeVisitor):
         value = node.value
         if not isinstance(value, str) or len(value) > 500 or "\n" in value:
             return
-        if _ENV_NAME.fullmatch(value):
+        if value.startswith(self.env_prefixes) and _ENV_NAME.fullmatch(value):
             self.out.strings.append(ds.StringUse(value, self.path, node.lineno, "env"))
         if "--" in value:
             for token in value.split():

@@ -86,18 +86,22 @@ def match(
     """
     table = _Changes(changes, aliases or {})
     out: list[Impact] = []
-    for ref in index.refs:
-        out.extend(table.for_ref(ref))
-    for patch in index.patches:
-        out.extend(table.for_patch(patch))
-    for call in index.calls:
-        out.extend(table.for_call(call))
-    for cls in index.classes:
-        out.extend(table.for_class(cls))
-    own = set(index.own_flags)
-    for use in index.strings:
-        if not (use.context == "flag" and use.value in own):
-            out.extend(table.for_string(use))
+    if table.names:
+        for ref in index.refs:
+            out.extend(table.for_ref(ref))
+        for patch in index.patches:
+            out.extend(table.for_patch(patch))
+    if table.names or table.signatures or table.fields:
+        for call in index.calls:
+            out.extend(table.for_call(call))
+    if table.names or table.signatures:
+        for cls in index.classes:
+            out.extend(table.for_class(cls))
+    if table.env or table.flags:
+        own = set(index.own_flags)
+        for use in index.strings:
+            if not (use.context == "flag" and use.value in own):
+                out.extend(table.for_string(use))
     unique = {(i.path, i.line, i.upstream, i.reason_code): i for i in out}
     return sorted(
         unique.values(), key=lambda i: (i.path, i.line, i.kind != BREAKS, i.upstream, i.reason_code)
@@ -127,6 +131,7 @@ class _Changes:
 
     def __init__(self, changes: Sequence[sf.SurfaceChange], aliases: Mapping[str, str]) -> None:
         self.aliases = aliases
+        self._spellings: dict[str, list[str]] = {}
         self.names: dict[str, sf.SurfaceChange] = {}
         self.signatures: dict[str, sf.SurfaceChange] = {}
         self.fields: dict[str, list[sf.SurfaceChange]] = {}
@@ -149,12 +154,16 @@ class _Changes:
 
     def spellings(self, target: str) -> list[str]:
         """The target as written, then as defined (through the re-export aliases)."""
+        known = self._spellings.get(target)
+        if known is not None:
+            return known
         out = [target]
         for _ in range(3):
             canonical = _canonical(out[-1], self.aliases)
             if canonical == out[-1] or canonical in out:
                 break
             out.append(canonical)
+        self._spellings[target] = out
         return out
 
     def name_change(self, target: str) -> sf.SurfaceChange | None:

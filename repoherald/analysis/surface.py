@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 
 from repoherald.analysis import surface_extract as sx
 from repoherald.analysis.pyapi import parse_quietly
@@ -129,13 +130,19 @@ class SurfaceDiffer:
             set(out), key=lambda c: (c.module, c.name, c.kind, c.path, c.line, c.old, c.new)
         )
 
-    def extract(self, data: bytes | str, path: str, blob_id: str) -> sx.ModuleSurface | None:
-        """The surface of one blob at ``path``; None when it is too large or does not parse."""
+    def extract(
+        self, load: Callable[[], bytes | str | None], path: str, blob_id: str
+    ) -> sx.ModuleSurface | None:
+        """The surface of one blob at ``path``; None when unreadable, too large or unparsable.
+
+        ``load`` is only called when the extract is not cached by ``blob_id``.
+        """
         key = (blob_id, path)
         if blob_id and key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        result = _extract(data, path)
+        data = load()
+        result = _extract(data, path) if data is not None else None
         if blob_id:
             self._cache[key] = result
             if len(self._cache) > self._cache_size:
@@ -146,7 +153,7 @@ class SurfaceDiffer:
 def versions_from_changes(
     changes: Iterable[FileChange], read_blob: Callable[[str], bytes | None]
 ) -> list[FileVersions]:
-    """:class:`FileVersions` for the Python files of a commit, read through ``read_blob``.
+    """:class:`FileVersions` for the Python files of a commit, read lazily through ``read_blob``.
 
     Symlinks and submodules are not Python source and are left out. A copy
     leaves its source in place, so only its new side counts. A blob
@@ -166,8 +173,8 @@ def versions_from_changes(
             FileVersions(
                 old_path if has_old else None,
                 ch.path if has_new else None,
-                read_blob(ch.old_blob) if has_old else None,
-                read_blob(ch.new_blob) if has_new else None,
+                partial(read_blob, ch.old_blob) if has_old else None,
+                partial(read_blob, ch.new_blob) if has_new else None,
                 ch.old_blob if has_old else "",
                 ch.new_blob if has_new else "",
             )
@@ -204,8 +211,11 @@ def _extract(data: bytes | str, path: str) -> sx.ModuleSurface | None:
     module = module_name(path)
     if module is None or len(data) > MAX_BYTES:
         return None
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    env = any(m in raw for m in sx.ENV_MARKERS)
+    flags = any(m in raw for m in sx.FLAG_MARKERS)
     try:
         tree = parse_quietly(data)
-        return sx.extract(tree, module, path, path.endswith("__init__.py"))
+        return sx.extract(tree, module, path, path.endswith("__init__.py"), env=env, flags=flags)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None

@@ -78,20 +78,26 @@ class SurfaceChange:
     certain: bool = True
 
 
+Blob = bytes | str | Callable[[], bytes | None] | None
+"""A file's content, or a function that reads it on first use (None: unreadable)."""
+
+
 @dataclass(frozen=True, slots=True)
 class FileVersions:
     """Both sides of one changed file.
 
     A ``None`` path means the file does not exist on that side (added or
     deleted); a path with ``None`` data means it exists but could not be read,
-    and is reported as ``unparsed``. ``old_id``/``new_id`` (blob SHAs) are
+    and is reported as ``unparsed``. Content may be given as a function that
+    reads it: most files of a commit are never read when a downstream
+    ``Interest`` rules them out by path. ``old_id``/``new_id`` (blob SHAs) are
     optional and only used as cache keys.
     """
 
     old_path: str | None
     new_path: str | None
-    old: bytes | str | None
-    new: bytes | str | None
+    old: Blob
+    new: Blob
     old_id: str = ""
     new_id: str = ""
 
@@ -126,10 +132,12 @@ def has_marker(data: bytes | str | None, markers: tuple[bytes, ...]) -> bool:
 class CommitFiles:
     """One commit's files with lazily parsed sides, and the lookups comparisons need."""
 
-    extract: Callable[[bytes | str, str, str], sx.ModuleSurface | None]
+    extract: Callable[[Callable[[], bytes | str | None], str, str], sx.ModuleSurface | None]
+    """(content reader, path, blob id) -> extract; the reader is not called on a cache hit."""
     files: list[FileVersions]
     old_by_module: dict[str, FileVersions] = field(default_factory=dict)
     new_by_module: dict[str, FileVersions] = field(default_factory=dict)
+    loaded: dict[tuple[int, bool], bytes | str | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for fv in self.files:
@@ -141,13 +149,21 @@ class CommitFiles:
                 if module is not None:
                     table.setdefault(module, fv)
 
+    def data(self, fv: FileVersions, new: bool) -> bytes | str | None:
+        """The content of one side, read (once) when it is a reader function."""
+        blob = fv.new if new else fv.old
+        if not callable(blob):
+            return blob
+        key = (id(fv), new)
+        if key not in self.loaded:
+            self.loaded[key] = blob()
+        return self.loaded[key]
+
     def side(self, fv: FileVersions, new: bool) -> sx.ModuleSurface | None:
-        path, data, blob = (
-            (fv.new_path, fv.new, fv.new_id) if new else (fv.old_path, fv.old, fv.old_id)
-        )
-        if path is None or data is None:
+        path, blob = (fv.new_path, fv.new_id) if new else (fv.old_path, fv.old_id)
+        if path is None:
             return None
-        return self.extract(data, path, blob)
+        return self.extract(lambda: self.data(fv, new), path, blob)
 
     def wanted(self, fv: FileVersions, interest: Interest | None) -> bool:
         if interest is None:
@@ -202,6 +218,8 @@ class CommitFiles:
         for other, fv in self.new_by_module.items():
             if other == module or fv.new_path is None:
                 continue
+            if not has_marker(self.data(fv, True), (name.encode("utf-8"),)):
+                continue  # cannot bind the name without spelling it
             surf = self.side(fv, new=True)
             if surf is None or name not in surf.names:
                 continue

@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from repoherald.analysis.signature import CLASS, STATIC, Signature, from_arguments
 
@@ -33,10 +32,9 @@ _NON_PUBLIC_FILES = frozenset({"setup", "conftest", "noxfile", "__main__"})
 
 def module_name(path: str) -> str | None:
     """``src/pkg/a/b.py`` -> ``pkg.a.b``; ``pkg/__init__.py`` -> ``pkg``; None if not a .py."""
-    p = PurePosixPath(path)
-    if p.suffix != ".py":
+    if not path.endswith(".py") or path.endswith("/.py") or path == ".py":
         return None
-    parts = list(p.with_suffix("").parts)
+    parts = [part for part in path[:-3].split("/") if part and part != "."]
     if parts and parts[0] == "src" and len(parts) > 1:
         parts = parts[1:]
     if parts and parts[-1] == "__init__":
@@ -120,8 +118,28 @@ class ModuleSurface:
     """The module defines ``__getattr__``: a missing name may still be served."""
 
 
-def extract(tree: ast.Module, module: str, path: str, is_package: bool) -> ModuleSurface:
-    """Read the surface of one parsed module."""
+ENV_MARKERS = (b"environ", b"getenv")
+"""Bytes every environment read contains; a module without them is not walked for reads."""
+FLAG_MARKERS = (b"add_argument", b"option(", b"Option(")
+"""Bytes every flag definition contains."""
+
+
+def extract(
+    tree: ast.Module,
+    module: str,
+    path: str,
+    is_package: bool,
+    *,
+    env: bool = True,
+    flags: bool = True,
+) -> ModuleSurface:
+    """Read the surface of one parsed module.
+
+    ``env``/``flags`` False skip the walk over every node that finds
+    environment reads and flag definitions; callers pass False when the
+    source lacks :data:`ENV_MARKERS` / :data:`FLAG_MARKERS`, so the result is
+    the same, only cheaper.
+    """
     surface = ModuleSurface(module, path)
     package = module if is_package else module.rpartition(".")[0]
     imports: dict[str, str] = {}
@@ -134,8 +152,8 @@ def extract(tree: ast.Module, module: str, path: str, is_package: bool) -> Modul
                 entry.kind, entry.line, cls=ClassInfo(bases, entry.cls.methods, entry.cls.fields)
             )
     surface.dynamic = "__getattr__" in surface.names
-    _collect_env(tree, surface)
-    _collect_flags(tree, surface)
+    if env or flags:
+        _collect_settings(tree, surface, env, flags)
     return surface
 
 
@@ -345,32 +363,39 @@ def _is_environ(node: ast.expr) -> bool:
     return _dotted(node) in ("os.environ", "environ")
 
 
-def _collect_env(tree: ast.Module, surface: ModuleSurface) -> None:
-    registry_nodes: set[int] = set()
-    for stmt in _module_statements(tree.body):
-        value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
-        if isinstance(value, ast.Dict):
-            for key, item in zip(value.keys, value.values, strict=True):
-                if key is None or not _is_str(key):
-                    continue
-                found = _registry_entry(_str(key), item)
-                if found is not None:
-                    surface.env.setdefault(_str(key), []).append(
-                        EnvRead(found, key.lineno, registry=True)
-                    )
-                    registry_nodes.update(id(n) for n in ast.walk(item))
+def _collect_settings(tree: ast.Module, surface: ModuleSurface, env: bool, flags: bool) -> None:
+    """Environment reads and flag definitions, in one walk over the module."""
+    skip = _collect_registry(tree, surface) if env else set()
     for node in ast.walk(tree):
-        if id(node) in registry_nodes:
-            continue
         if isinstance(node, ast.Call):
-            read = _env_call(node)
+            if flags:
+                _flag(node, surface)
+            read = _env_call(node) if env and id(node) not in skip else None
             if read is not None:
                 surface.env.setdefault(read[0], []).append(EnvRead(read[1], node.lineno))
-                continue
-        if isinstance(node, ast.Subscript | ast.Compare):
+        elif env and isinstance(node, ast.Subscript | ast.Compare) and id(node) not in skip:
             name = _env_subscript(node)
             if name is not None:
                 surface.env.setdefault(name, []).append(EnvRead(None, node.lineno))
+
+
+def _collect_registry(tree: ast.Module, surface: ModuleSurface) -> set[int]:
+    """Entries of module-level ``{"VAR": <reads os.environ>}`` dicts; returns their nodes."""
+    registry_nodes: set[int] = set()
+    for stmt in _module_statements(tree.body):
+        value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+        if not isinstance(value, ast.Dict):
+            continue
+        for key, item in zip(value.keys, value.values, strict=True):
+            if key is None or not _is_str(key):
+                continue
+            found = _registry_entry(_str(key), item)
+            if found is not None:
+                surface.env.setdefault(_str(key), []).append(
+                    EnvRead(found, key.lineno, registry=True)
+                )
+                registry_nodes.update(id(n) for n in ast.walk(item))
+    return registry_nodes
 
 
 def _registry_entry(key: str, value: ast.expr) -> str | None:
@@ -413,25 +438,30 @@ def _str(node: ast.AST) -> str:
 _IMPLIED_DEFAULTS = {"store_true": "False", "store_false": "True"}
 
 
-def _collect_flags(tree: ast.Module, surface: ModuleSurface) -> None:
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute | ast.Name):
-            continue
-        func = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
-        if func not in ("add_argument", "option", "Option"):
-            continue
-        options = [_str(a) for a in node.args if _is_str(a) and _str(a).startswith("-")]
-        longs = [o for o in options if o.startswith("--")] or options
-        if not longs:
-            continue
-        kw = {k.arg: k.value for k in node.keywords if k.arg}
-        if "default" in kw:
-            default = ast.unparse(kw["default"])
-        else:
-            action = kw.get("action")
-            implied = _str(action) if action is not None and _is_str(action) else ""
-            default = _IMPLIED_DEFAULTS.get(implied, "None")
-        dest = _str(kw["dest"]) if "dest" in kw and _is_str(kw["dest"]) else ""
-        help_text = _str(kw["help"]) if "help" in kw and _is_str(kw["help"]) else ""
-        for flag in longs:
-            surface.flags.setdefault(flag, FlagDef(default, node.lineno, dest, help_text))
+def _flag(node: ast.Call, surface: ModuleSurface) -> None:
+    """Record ``parser.add_argument("--flag", default=…)`` (and click/typer ``option``)."""
+    func = node.func
+    name = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else func.id
+        if isinstance(func, ast.Name)
+        else ""
+    )
+    if name not in ("add_argument", "option", "Option"):
+        return
+    options = [_str(a) for a in node.args if _is_str(a) and _str(a).startswith("-")]
+    longs = [o for o in options if o.startswith("--")] or options
+    if not longs:
+        return
+    kw = {k.arg: k.value for k in node.keywords if k.arg}
+    if "default" in kw:
+        default = ast.unparse(kw["default"])
+    else:
+        action = kw.get("action")
+        implied = _str(action) if action is not None and _is_str(action) else ""
+        default = _IMPLIED_DEFAULTS.get(implied, "None")
+    dest = _str(kw["dest"]) if "dest" in kw and _is_str(kw["dest"]) else ""
+    help_text = _str(kw["help"]) if "help" in kw and _is_str(kw["help"]) else ""
+    for flag in longs:
+        surface.flags.setdefault(flag, FlagDef(default, node.lineno, dest, help_text))

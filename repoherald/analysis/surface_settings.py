@@ -22,20 +22,33 @@ from repoherald.analysis.surface_compare import (
 )
 from repoherald.analysis.surface_extract import is_public_module
 
-_ENV_MARKERS = (b"environ", b"getenv")
-_FLAG_MARKERS = (b"add_argument", b"option(", b"Option(")
+_ENV_MARKERS = sx.ENV_MARKERS
+_FLAG_MARKERS = sx.FLAG_MARKERS
 
 
 def _parsed_sides(
-    commit: CommitFiles, interest: Interest | None, markers: tuple[bytes, ...], wanted: bool
+    commit: CommitFiles,
+    interest: Interest | None,
+    markers: tuple[bytes, ...],
+    names: frozenset[str],
 ) -> list[tuple[FileVersions, sx.ModuleSurface | None, sx.ModuleSurface | None]]:
-    """Both sides of every public file that may read env vars / define flags."""
-    if not wanted:
+    """Both sides of every public file that may read env vars / define flags.
+
+    With an ``interest``, a file is parsed only when a side both reads the
+    environment (or defines flags) and mentions one of the ``names`` the
+    downstream uses: a change to any other name cannot concern it.
+    """
+    if interest is not None and not names:
         return []
+    wanted = tuple(n.encode("utf-8", "surrogateescape") for n in sorted(names))
     out = []
     for fv in commit.files:
-        if interest is not None and not (
-            has_marker(fv.old, markers) or has_marker(fv.new, markers)
+        paths = [p for p in (fv.old_path, fv.new_path) if p is not None]
+        if not any(is_public_module(p) for p in paths):
+            continue  # tests, benchmarks, private modules: not read at all
+        if interest is not None and not any(
+            has_marker(data, markers) and has_marker(data, wanted)
+            for data in (commit.data(fv, False), commit.data(fv, True))
         ):
             continue
         old = commit.side(fv, new=False) if fv.old_path and is_public_module(fv.old_path) else None
@@ -44,8 +57,19 @@ def _parsed_sides(
     return out
 
 
+def owned(var: str, module: str) -> bool:
+    """Whether the project owns ``var``: its name starts with the package's (``VLLM_…``).
+
+    Upstream code also reads variables that belong to others (``LOCAL_RANK``,
+    ``CUDA_VISIBLE_DEVICES``); when it stops reading one of those, the
+    downstream's setting still reaches whoever owns it, so that is no change.
+    """
+    return var.startswith(module.partition(".")[0].upper() + "_")
+
+
 def env_changes(commit: CommitFiles, interest: Interest | None) -> list[SurfaceChange]:
-    sides = _parsed_sides(commit, interest, _ENV_MARKERS, interest is None or bool(interest.env))
+    env = interest.env if interest else frozenset()
+    sides = _parsed_sides(commit, interest, _ENV_MARKERS, env)
     now_read = {var for _, _, new in sides if new is not None for var in new.env}
     out: list[SurfaceChange] = []
     seen: set[str] = set()
@@ -53,6 +77,8 @@ def env_changes(commit: CommitFiles, interest: Interest | None) -> list[SurfaceC
         if old is None:
             continue
         for var, reads in sorted(old.env.items()):
+            if not owned(var, old.module):
+                continue
             if var not in now_read and var not in seen:
                 seen.add(var)
                 first = min(reads, key=lambda r: (not r.registry, r.line))
@@ -96,7 +122,8 @@ def _env_default(
 
 
 def flag_changes(commit: CommitFiles, interest: Interest | None) -> list[SurfaceChange]:
-    sides = _parsed_sides(commit, interest, _FLAG_MARKERS, interest is None or bool(interest.flags))
+    flags = interest.flags if interest else frozenset()
+    sides = _parsed_sides(commit, interest, _FLAG_MARKERS, flags)
     before: dict[str, tuple[sx.ModuleSurface, sx.FlagDef]] = {}
     after: dict[str, tuple[sx.ModuleSurface, sx.FlagDef]] = {}
     for _, old, new in sorted(sides, key=lambda s: (s[0].old_path or "", s[0].new_path or "")):

@@ -46,18 +46,45 @@ def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIn
     directory; everything else that goes wrong is a not-checked entry.
     """
     walk = _walk(_directory(root))
+    pkgs = tuple(packages)
     parts: list[ds.FileIndex] = []
+    pending: list[tuple[str, bytes]] = []
+    triggers = [p.encode() for p in pkgs] + [b'"--', b"'--"]
     for rel, entry in walk.files:
-        try:
-            with open(entry.path, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
-        except OSError as exc:
-            part = ds.FileIndex(rel)
-            part.not_checked.append(ds.NotChecked(rel, 0, ds.UNREADABLE, type(exc).__name__))
-            parts.append(part)
+        data = _read(rel, entry, parts)
+        if data is None:
             continue
-        parts.append(index_source(rel, data, tuple(packages)))
-    return ds.build_index(str(walk.root), packages, parts, walk.excluded, walk.not_checked)
+        if any(t in data for t in triggers) or len(data) > MAX_BYTES:
+            parts.append(index_source(rel, data, pkgs))
+        else:
+            pending.append((rel, data))
+    # Files that never name the upstream may still subclass a downstream class
+    # that does; parse those too, until no new such class appears.
+    seen: set[str] = set()
+    while pending:
+        names = ds.descendant_names((c for p in parts for c in p.classes), pkgs) - seen
+        if not names:
+            break
+        seen |= names
+        wanted = [n.encode() for n in names]
+        hit = [(rel, data) for rel, data in pending if any(n in data for n in wanted)]
+        pending = [item for item in pending if item not in hit]
+        parts.extend(index_source(rel, data, pkgs) for rel, data in hit)
+    return ds.build_index(
+        str(walk.root), pkgs, parts, walk.excluded, walk.not_checked, prefiltered=len(pending)
+    )
+
+
+def _read(rel: str, entry: os.DirEntry[str], parts: list[ds.FileIndex]) -> bytes | None:
+    """A file's bytes (at most one past the size limit); an unreadable one is recorded."""
+    try:
+        with open(entry.path, "rb") as fh:
+            return fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        part = ds.FileIndex(rel)
+        part.not_checked.append(ds.NotChecked(rel, 0, ds.UNREADABLE, type(exc).__name__))
+        parts.append(part)
+        return None
 
 
 def index_key(root: str | Path, packages: Sequence[str]) -> str:

@@ -132,7 +132,7 @@ PLUGIN = {
         def read(name: str) -> object:
             return getattr(envs, name)
         """,
-    "plug/broken.py": "def half_written(:\n",
+    "plug/broken.py": "from up.worker.base import (\n",
     "tests/test_sampling.py": """
         from unittest.mock import patch
 

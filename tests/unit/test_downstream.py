@@ -326,9 +326,11 @@ def write(root: Path, rel: str, text: str | bytes) -> Path:
 def test_walk_skips_what_is_not_the_project_and_counts_what_it_cannot_read(tmp_path: Path) -> None:
     root = tmp_path / "plugin"
     write(root, "plug/__init__.py", "")
-    write(root, "plug/a.py", "from vllm import LLM\n")
+    write(root, "plug/a.py", "from vllm import LLM\nclass Mine(LLM): ...\n")
     write(root, "plug/notes.txt", "from vllm import LLM\n")
-    write(root, "plug/broken.py", "def (\n")
+    write(root, "plug/broken.py", "from vllm import (\n")
+    write(root, "plug/unrelated.py", "def (\n")  # names nothing upstream: not even parsed
+    write(root, "plug/child.py", "from plug.a import Mine\nclass Sub(Mine): ...\n")
     write(root, "plug/generated.py", b"x = 1\n" * 400_000)
     write(root, ".venv/pyvenv.cfg", "home = /usr\n")
     write(root, ".venv/lib/vllm/x.py", "import vllm\n")
@@ -339,7 +341,9 @@ def test_walk_skips_what_is_not_the_project_and_counts_what_it_cannot_read(tmp_p
     os.symlink(root / "plug" / "a.py", root / "plug" / "alias.py")
     os.symlink(root / "missing", root / "dangling")
     idx = index_checkout(root, PKGS)
-    assert idx.files == 4
+    assert (idx.files, idx.prefiltered) == (6, 2)
+    # Sub never names vllm, but its base does: the prefilter lets it through.
+    assert [c.qualname for c in idx.classes] == ["plug.a.Mine", "plug.child.Sub"]
     assert idx.root == str(root.resolve())
     assert [(r.target, r.path) for r in idx.refs] == [("vllm.LLM", "plug/a.py")]
     assert [(n.path, n.reason) for n in idx.not_checked] == [

@@ -488,8 +488,14 @@ def test_interest_limits_comparison_but_still_finds_destinations() -> None:
     assert kinds(with_env) == [("env_removed", "PKG_E")]
 
 
-def test_versions_from_changes_reads_python_blobs_only() -> None:
+def test_versions_from_changes_reads_python_blobs_only_and_only_when_needed() -> None:
     blobs = {"1" * 40: b"old = 1\n", "2" * 40: b"new = 1\n"}
+    reads: list[str] = []
+
+    def read(oid: str) -> bytes | None:
+        reads.append(oid)
+        return blobs.get(oid)
+
     changes = [
         FileChange("pkg/a.py", FileStatus.MODIFIED, old_blob="1" * 40, new_blob="2" * 40),
         FileChange("pkg/n.py", FileStatus.ADDED, old_blob="0" * 40, new_blob="2" * 40),
@@ -498,18 +504,23 @@ def test_versions_from_changes_reads_python_blobs_only() -> None:
         FileChange("README.md", FileStatus.MODIFIED, old_blob="1" * 40, new_blob="2" * 40),
         FileChange("pkg/l.py", FileStatus.MODIFIED, new_mode="120000", new_blob="2" * 40),
     ]
-    versions = versions_from_changes(changes, blobs.get)
-    assert versions == [
-        FileVersions("pkg/a.py", "pkg/a.py", b"old = 1\n", b"new = 1\n", "1" * 40, "2" * 40),
-        FileVersions(None, "pkg/n.py", None, b"new = 1\n", "", "2" * 40),
-        FileVersions(None, "pkg/c.py", None, b"new = 1\n", "", "2" * 40),
-        FileVersions("pkg/gone.py", None, None, None, "3" * 40, ""),
+    versions = versions_from_changes(changes, read)
+    assert reads == []
+    assert [(v.old_path, v.new_path, v.old_id, v.new_id) for v in versions] == [
+        ("pkg/a.py", "pkg/a.py", "1" * 40, "2" * 40),
+        (None, "pkg/n.py", "", "2" * 40),
+        (None, "pkg/c.py", "", "2" * 40),
+        ("pkg/gone.py", None, "3" * 40, ""),
     ]
+    # A module the downstream does not use is never read.
+    assert SurfaceDiffer().changes(versions, Interest(frozenset({"other"}))) == []
+    assert reads == []
     # The unreadable old side of the deleted file is reported, not treated as empty.
     assert [(c.kind, c.path) for c in surface_changes(versions)] == [
         ("removed", "pkg/a.py"),
         ("unparsed", "pkg/gone.py"),
     ]
+    assert sorted(set(reads)) == ["1" * 40, "2" * 40, "3" * 40]
 
 
 def test_reexports_map_short_paths_to_definitions() -> None:
