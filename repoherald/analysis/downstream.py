@@ -22,7 +22,7 @@ from typing import Any
 
 from repoherald.analysis.surface import Interest
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 """Bump when the records or what is recorded change, so cached indexes are rebuilt."""
 
 # How a Ref reaches its target.
@@ -81,6 +81,8 @@ class CallSite:
     star_args: bool = False
     star_kwargs: bool = False
     via_super: bool = False
+    instance: bool = False
+    """Called on an instance (``x = Cls(...); x.method(...)``): ``self`` is bound."""
     guard: tuple[str, ...] = ()
 
 

@@ -22,6 +22,8 @@ from repoherald.analysis.surface_extract import module_name
 MAX_BYTES = 2_000_000
 """Larger files are generated; they are counted as not checked."""
 
+_INSTANCE = "()"
+"""Suffix of a binding that holds an instance of the upstream class it names."""
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _FLAG_TOKEN = re.compile(r"--[A-Za-z0-9][A-Za-z0-9_.-]*")
 _IMPORT_FUNCS = frozenset({"import_module", "__import__", "find_spec", "resolve_name"})
@@ -118,8 +120,13 @@ class _Visitor(ast.NodeVisitor):
                 return scope.names[name]
         return None
 
-    def chain(self, node: ast.expr) -> tuple[str, str] | None:
-        """``(target, base)`` for an upstream Name/Attribute chain, else None."""
+    def chain(self, node: ast.expr) -> tuple[str, str, bool] | None:
+        """``(target, base, through_instance)`` for an upstream Name/Attribute chain.
+
+        A name bound by ``x = up.Cls(...)`` is an instance: ``x.method`` then
+        resolves to ``up.Cls.method`` reached through an instance, and ``x``
+        alone names nothing.
+        """
         attrs: list[str] = []
         while isinstance(node, ast.Attribute):
             attrs.append(node.attr)
@@ -129,7 +136,12 @@ class _Visitor(ast.NodeVisitor):
         base = self.lookup(node.id)
         if base is None or not self.upstream(base):
             return None
-        return ".".join([base, *reversed(attrs)]), base
+        instance = base.endswith(_INSTANCE)
+        if instance:
+            if not attrs:
+                return None
+            base = base[: -len(_INSTANCE)]
+        return ".".join([base, *reversed(attrs)]), base, instance
 
     def any_chain(self, node: ast.expr) -> str | None:
         """The dotted name an expression refers to, upstream or the downstream's own."""
@@ -285,15 +297,25 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
-        alias = self.chain(node.value) if isinstance(node.value, ast.Name | ast.Attribute) else None
+        alias = self.alias_of(node.value)
         for target in node.targets:
-            self.assign(target, alias[0] if alias else None)
+            self.assign(target, alias)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self.visit(node.value)
         self.visit(node.annotation)
-        self.assign(node.target, None)
+        self.assign(node.target, self.alias_of(node.value) if node.value is not None else None)
+
+    def alias_of(self, value: ast.expr) -> str | None:
+        """What a name assigned ``value`` is bound to: an upstream name, an instance, or nothing."""
+        if isinstance(value, ast.Name | ast.Attribute):
+            found = self.chain(value)
+            return found[0] if found is not None and not found[2] else None
+        if isinstance(value, ast.Call):
+            found = self.chain(value.func)
+            return found[0] + _INSTANCE if found is not None and not found[2] else None
+        return None
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
@@ -327,9 +349,9 @@ class _Visitor(ast.NodeVisitor):
             self.assign(target.value, None)
         elif isinstance(target, ast.Attribute):
             found = self.chain(target)
-            if found is not None:
+            if found is not None and not found[2]:
                 self.patch(found[0], target.lineno, "assign")
-            else:
+            elif found is None:
                 self.visit(target.value)
         else:
             self.visit(target)
@@ -347,7 +369,7 @@ class _Visitor(ast.NodeVisitor):
             self.visit(node.value)
         elif isinstance(node.ctx, ast.Load):
             self.ref(found[0], node.lineno, ds.ATTR, found[1])
-        else:
+        elif not found[2]:  # setting an attribute of an instance patches nothing upstream
             self.patch(
                 found[0], node.lineno, "delete" if isinstance(node.ctx, ast.Del) else "assign"
             )
@@ -387,7 +409,9 @@ class _Visitor(ast.NodeVisitor):
         found = self.chain(func)
         if found is not None:
             self.out.calls.append(
-                ds.CallSite(found[0], self.path, node.lineno, *shape, guard=self.guard())
+                ds.CallSite(
+                    found[0], self.path, node.lineno, *shape, instance=found[2], guard=self.guard()
+                )
             )
         self.generic_visit(node)
 
@@ -423,8 +447,8 @@ class _Visitor(ast.NodeVisitor):
         if len(args) < 2 or not isinstance(args[0], ast.Name | ast.Attribute):
             return
         found = self.chain(args[0])
-        if found is None:
-            return
+        if found is None or (found[2] and name != "getattr"):
+            return  # setting an attribute of an instance patches nothing upstream
         attr = _string(args[1])
         reading = name == "getattr"
         if attr is None:

@@ -223,7 +223,8 @@ class _Changes:
             gone = self.names.get(spelling) if call.via_super else None
             if gone is not None:
                 out.append(self._name_impact(gone, "super_call_fails", call.path, call.line, False))
-            for key, bound in ((spelling, call.via_super), (f"{spelling}.__init__", True)):
+            bound_self = call.via_super or call.instance
+            for key, bound in ((spelling, bound_self), (f"{spelling}.__init__", True)):
                 sig = self.signatures.get(key)
                 if sig is not None:
                     out.extend(_call_impacts(sig, shape, bound, call, guarded))

@@ -94,6 +94,29 @@ def test_calls_record_what_they_pass() -> None:
     ]
 
 
+def test_instances_of_upstream_classes_resolve_their_methods() -> None:
+    fi = index(
+        """
+        from vllm import LLM
+
+        llm = LLM(model="m")
+        llm.generate(["hi"], use_tqdm=False)
+        llm.tokenizer = None
+        setattr(llm, "engine", None)
+        engine = llm.llm_engine
+        """
+    )
+    assert [(c.target, c.line, c.instance) for c in fi.calls] == [
+        ("vllm.LLM", 4, False),
+        ("vllm.LLM.generate", 5, True),
+    ]
+    assert fi.patches == []  # an instance's attributes are its own business
+    assert refs(fi)[-2:] == [
+        ("vllm.LLM.generate", 5, "attr", "vllm.LLM"),
+        ("vllm.LLM.llm_engine", 8, "attr", "vllm.LLM"),
+    ]
+
+
 def test_relative_imports_resolve_within_the_downstream_package() -> None:
     fi = index("from . import sibling\nfrom ..top import thing\n", path="plug/sub/mod.py")
     assert fi.refs == []
@@ -223,6 +246,7 @@ def test_env_and_flag_strings_but_not_prose() -> None:
             parser = argparse.ArgumentParser()
             parser.add_argument("--my-own-flag")
             word = "HELLO"
+            os.environ["LOCAL_RANK"] = "0"  # not vllm's variable
         '''
     )
     assert [(s.value, s.line, s.context) for s in fi.strings] == [

@@ -225,6 +225,24 @@ def test_overrides_and_super_calls() -> None:
     )
 
 
+def test_calls_and_attributes_through_an_instance() -> None:
+    index = downstream(
+        plug__use="""
+        from up.api import Runner
+
+        runner = Runner({})
+        runner.execute([1, 2])
+        runner.warm_up()
+        runner.profile(3)
+        """
+    )
+    # Runner({}) still binds: the renamed constructor parameter is passed by position.
+    assert summary(match(sig_changes(), index)) == [
+        ("breaks", "call_fails", "up.api.Runner.execute", 5),
+        ("breaks", "attribute_fails", "up.api.Runner.warm_up", 6),
+    ]
+
+
 def test_reexported_names_meet_changes_at_their_definition() -> None:
     index = downstream(plug__short="from up import load\nload('p', False)\n")
     assert match(sig_changes(), index) == []

@@ -355,6 +355,19 @@ def test_env_registry_like_vllm() -> None:
     assert one(changes, "env_removed", "PKG_OLD").line == 7
 
 
+def test_variables_the_project_does_not_own_are_not_its_surface() -> None:
+    changes = surface_changes(
+        [
+            modified(
+                "pkg/dist.py",
+                'import os\nR = os.getenv("LOCAL_RANK", "0")\nP = os.getenv("PKG_RANK", "0")\n',
+                'import os\nP = os.getenv("PKG_RANK", "1")\n',
+            )
+        ]
+    )
+    assert kinds([c for c in changes if c.kind.startswith("env")]) == [("env_default", "PKG_RANK")]
+
+
 def test_an_env_read_that_moves_to_another_file_is_not_removed() -> None:
     changes = surface_changes(
         [
