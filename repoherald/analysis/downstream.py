@@ -16,11 +16,11 @@ parse or are too large, star-imports of an upstream module, and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from repoherald.analysis.surface import Interest
+from repoherald.analysis.surface import Interest, spellings
 
 INDEX_VERSION = 3
 """Bump when the records or what is recorded change, so cached indexes are rebuilt."""
@@ -236,16 +236,21 @@ class DownstreamIndex:
             prefiltered=int(data["prefiltered"]),
         )
 
-    def interest(self) -> Interest:
-        """What :class:`~repoherald.analysis.surface.SurfaceDiffer` needs to compare."""
+    def interest(self, aliases: Mapping[str, str] | None = None) -> Interest:
+        """What :class:`~repoherald.analysis.surface.SurfaceDiffer` needs to compare.
+
+        Pass the same ``aliases`` as to :func:`~repoherald.analysis.impact.match`:
+        a name used through a re-export must bring its defining module in.
+        """
         targets: list[str] = [r.target for r in self.refs]
         targets += [c.target for c in self.calls]
         targets += [p.target for p in self.patches]
         targets += [b for c in self.classes for b in c.bases]
         modules: set[str] = set()
-        for target in targets:
-            parts = target.split(".")
-            modules.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        for target in set(targets):
+            for spelling in spellings(target, aliases or {}):
+                parts = spelling.split(".")
+                modules.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
         own = set(self.own_flags)
         return Interest(
             frozenset(modules),

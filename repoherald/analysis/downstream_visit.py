@@ -57,6 +57,10 @@ def index_source(path: str, source: bytes | str, packages: tuple[str, ...]) -> d
         result.not_checked.append(ds.NotChecked(path, 0, ds.SYNTAX, "nesting too deep"))
         return result
     visitor = _Visitor(result, packages, module_name(path) or "", path.endswith("__init__.py"))
+    # A "--flag" string is only taken for an upstream flag where the file
+    # itself names the upstream (a command line that runs it, an import):
+    # elsewhere "--config" is far more likely the downstream's own tool.
+    visitor.flags = any(p.encode() in raw for p in packages)
     try:
         visitor.visit(tree)
     except RecursionError:
@@ -94,6 +98,7 @@ class _Visitor(ast.NodeVisitor):
         self.path = out.path
         self.packages = packages
         self.env_prefixes = env_prefixes(packages)
+        self.flags = True
         self.module = module
         self.package = module if is_package else module.rpartition(".")[0]
         self.scopes: list[_Scope] = [_Scope()]
@@ -131,9 +136,13 @@ class _Visitor(ast.NodeVisitor):
         while isinstance(node, ast.Attribute):
             attrs.append(node.attr)
             node = node.value
-        if not isinstance(node, ast.Name):
+        if isinstance(node, ast.Call) and attrs:  # up.Cls(...).method
+            made = self.chain(node.func)
+            base = made[0] + _INSTANCE if made is not None and not made[2] else None
+        elif isinstance(node, ast.Name):
+            base = self.lookup(node.id)
+        else:
             return None
-        base = self.lookup(node.id)
         if base is None or not self.upstream(base):
             return None
         instance = base.endswith(_INSTANCE)
@@ -373,6 +382,11 @@ class _Visitor(ast.NodeVisitor):
             self.patch(
                 found[0], node.lineno, "delete" if isinstance(node.ctx, ast.Del) else "assign"
             )
+        root: ast.expr = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if found is not None and isinstance(root, ast.Call):
+            self.visit(root)  # ``up.Cls(args).method``: the constructor call is a use too
 
     def visit_Constant(self, node: ast.Constant) -> None:
         value = node.value
@@ -380,7 +394,7 @@ class _Visitor(ast.NodeVisitor):
             return
         if value.startswith(self.env_prefixes) and _ENV_NAME.fullmatch(value):
             self.out.strings.append(ds.StringUse(value, self.path, node.lineno, "env"))
-        if "--" in value:
+        if self.flags and "--" in value:
             for token in value.split():
                 flag = _FLAG_TOKEN.match(token)
                 if flag is not None:
@@ -428,7 +442,7 @@ class _Visitor(ast.NodeVisitor):
         elif last in _IMPORT_FUNCS:
             if first is not None and self.upstream(first):
                 self.ref(first, node.lineno, ds.STRING)
-        elif last == "add_argument":
+        elif last in ("add_argument", "addoption"):
             self.out.own_flags.extend(
                 v for v in (_string(a) for a in args) if v is not None and v.startswith("--")
             )

@@ -155,16 +155,9 @@ class _Changes:
     def spellings(self, target: str) -> list[str]:
         """The target as written, then as defined (through the re-export aliases)."""
         known = self._spellings.get(target)
-        if known is not None:
-            return known
-        out = [target]
-        for _ in range(3):
-            canonical = _canonical(out[-1], self.aliases)
-            if canonical == out[-1] or canonical in out:
-                break
-            out.append(canonical)
-        self._spellings[target] = out
-        return out
+        if known is None:
+            known = self._spellings[target] = sf.spellings(target, self.aliases)
+        return known
 
     def name_change(self, target: str) -> sf.SurfaceChange | None:
         """The most specific removal, move or rename that ``target`` runs into."""
@@ -352,15 +345,6 @@ def _within(base: str, dotted: str) -> bool:
 
 def _guarded(guard: tuple[str, ...], errors: frozenset[str]) -> bool:
     return ds.TYPE_CHECKING in guard or ds.HAS_DEFAULT in guard or bool(errors & set(guard))
-
-
-def _canonical(target: str, aliases: Mapping[str, str]) -> str:
-    parts = target.split(".")
-    for i in range(len(parts), 0, -1):
-        hit = aliases.get(".".join(parts[:i]))
-        if hit is not None:
-            return ".".join([hit, *parts[i:]])
-    return target
 
 
 # -- watch globs --------------------------------------------------------------------------

@@ -24,7 +24,7 @@ The work is split: :mod:`surface_extract` reads one module,
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 
 from repoherald.analysis import surface_extract as sx
@@ -83,6 +83,7 @@ __all__ = [
     "is_public_module",
     "module_name",
     "reexports",
+    "spellings",
     "surface_changes",
     "versions_from_changes",
 ]
@@ -201,6 +202,28 @@ def reexports(modules: Iterable[tuple[str, bytes | str]]) -> dict[str, str]:
             if entry.kind == sx.IMPORT and not name.startswith("_"):
                 out[f"{surf.module}.{name}"] = entry.target
     return dict(sorted(out.items()))
+
+
+def spellings(target: str, aliases: Mapping[str, str], hops: int = 3) -> list[str]:
+    """``target`` as written, then as defined, following re-export ``aliases``.
+
+    ``vllm.LLM.generate`` with ``{"vllm.LLM": "vllm.entrypoints.llm.LLM"}``
+    gives ``["vllm.LLM.generate", "vllm.entrypoints.llm.LLM.generate"]``: the
+    longest aliased prefix is replaced, up to ``hops`` times.
+    """
+    out = [target]
+    for _ in range(hops):
+        parts = out[-1].split(".")
+        nxt = out[-1]
+        for i in range(len(parts), 0, -1):
+            hit = aliases.get(".".join(parts[:i]))
+            if hit is not None:
+                nxt = ".".join([hit, *parts[i:]])
+                break
+        if nxt in out:
+            break
+        out.append(nxt)
+    return out
 
 
 def _oid(oid: str) -> bool:

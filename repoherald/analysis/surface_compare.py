@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from repoherald.analysis import surface_extract as sx
 from repoherald.analysis.signature import describe_change
-from repoherald.analysis.surface_extract import is_public_module, module_name
+from repoherald.analysis.surface_extract import is_library_module, is_public_module, module_name
 
 REMOVED = "removed"
 MOVED = "moved"
@@ -216,7 +216,7 @@ class CommitFiles:
         """
         found: list[tuple[bool, bool, str]] = []
         for other, fv in self.new_by_module.items():
-            if other == module or fv.new_path is None:
+            if other == module or fv.new_path is None or not is_library_module(fv.new_path):
                 continue
             if not has_marker(self.data(fv, True), (name.encode("utf-8"),)):
                 continue  # cannot bind the name without spelling it
@@ -325,6 +325,8 @@ def _vanished(
 ) -> list[SurfaceChange]:
     """A public name the module no longer binds: moved, renamed or removed."""
     dotted = f"{old.module}.{name}"
+    if was.kind == sx.IMPORT and was.target == dotted:
+        return []  # ``from . import sub`` binds a submodule; the file itself says if it went
     dest = commit.destination(name, new.module if new is not None else old.module)
     if dest is not None:
         return [SurfaceChange(MOVED, old.module, name, dotted, dest, "", old.path, was.line)]

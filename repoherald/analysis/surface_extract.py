@@ -42,15 +42,24 @@ def module_name(path: str) -> str | None:
     return ".".join(parts) or None
 
 
-def is_public_module(path: str) -> bool:
-    """Importable by users: no ``_`` component, not tests/benchmarks/examples/docs/scripts."""
+def is_library_module(path: str) -> bool:
+    """Part of the installed library: not tests, benchmarks, examples, docs, scripts or CI."""
     module = module_name(path)
     if module is None:
         return False
+    if any(part.startswith(".") for part in path.split("/")):
+        return False  # .github/, .ci/: hidden directories are never the library
     parts = module.split(".")
-    if parts[0] in _NON_PUBLIC_TOP or "tests" in parts or parts[-1] in _NON_PUBLIC_FILES:
+    if parts[0] in _NON_PUBLIC_TOP or "tests" in parts:
         return False
-    return not any(part.startswith("_") or part.startswith("test_") for part in parts)
+    return parts[-1] not in _NON_PUBLIC_FILES and not parts[-1].startswith("test_")
+
+
+def is_public_module(path: str) -> bool:
+    """Importable by users: a library module with no ``_``-prefixed component."""
+    if not is_library_module(path):
+        return False
+    return not any(part.startswith("_") for part in (module_name(path) or "").split("."))
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repoherald.analysis import downstream as ds
-from repoherald.analysis.downstream_visit import MAX_BYTES, index_source
+from repoherald.analysis.downstream_visit import MAX_BYTES, env_prefixes, index_source
 from repoherald.errors import SourceError
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
@@ -49,7 +49,7 @@ def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIn
     pkgs = tuple(packages)
     parts: list[ds.FileIndex] = []
     pending: list[tuple[str, bytes]] = []
-    triggers = [p.encode() for p in pkgs] + [b'"--', b"'--"]
+    triggers = [p.encode() for p in pkgs] + [e.encode() for e in env_prefixes(pkgs)]
     for rel, entry in walk.files:
         data = _read(rel, entry, parts)
         if data is None:

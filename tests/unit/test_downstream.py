@@ -104,16 +104,20 @@ def test_instances_of_upstream_classes_resolve_their_methods() -> None:
         llm.tokenizer = None
         setattr(llm, "engine", None)
         engine = llm.llm_engine
+        LLM("other").generate([])
         """
     )
     assert [(c.target, c.line, c.instance) for c in fi.calls] == [
         ("vllm.LLM", 4, False),
         ("vllm.LLM.generate", 5, True),
+        ("vllm.LLM.generate", 9, True),
+        ("vllm.LLM", 9, False),
     ]
     assert fi.patches == []  # an instance's attributes are its own business
-    assert refs(fi)[-2:] == [
+    assert refs(fi)[-3:] == [
         ("vllm.LLM.generate", 5, "attr", "vllm.LLM"),
         ("vllm.LLM.llm_engine", 8, "attr", "vllm.LLM"),
+        ("vllm.LLM.generate", 9, "attr", "vllm.LLM"),
     ]
 
 
@@ -332,9 +336,23 @@ def test_round_trips_through_json_and_refuses_other_versions() -> None:
         DownstreamIndex.from_dict({**idx.to_dict(), "version": 0})
 
 
+def test_interest_includes_where_reexported_names_are_defined() -> None:
+    idx = build_index(
+        "/x", PKGS, [index("from vllm import LLM\nllm = LLM('m')\nllm.generate([])\n")]
+    )
+    assert "vllm.entrypoints.llm" not in idx.interest().modules
+    aliased = idx.interest({"vllm.LLM": "vllm.entrypoints.llm.LLM"})
+    assert {"vllm.entrypoints.llm", "vllm.entrypoints.llm.LLM.generate"} <= aliased.modules
+
+
 def test_own_flags_are_not_interest() -> None:
-    fi = index('p.add_argument("--mine")\ncmd = ["--mine", "--theirs"]\n')
+    fi = index('import vllm\np.add_argument("--mine")\ncmd = ["--mine", "--theirs"]\n')
     assert build_index("/x", PKGS, [fi]).interest().flags == frozenset({"--theirs"})
+
+
+def test_flags_count_only_where_the_file_names_the_upstream() -> None:
+    fi = index('cmd = ["tune", "run", "--config", "x.yaml"]\n')
+    assert fi.strings == []
 
 
 # -- the checkout walk -------------------------------------------------------------------------

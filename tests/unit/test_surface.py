@@ -15,6 +15,7 @@ from repoherald.analysis.surface import (
     is_public_module,
     module_name,
     reexports,
+    spellings,
     surface_changes,
     versions_from_changes,
 )
@@ -73,6 +74,7 @@ def test_module_name(path: str, module: str | None) -> None:
         ("vllm/model/tests/helpers.py", False),
         ("vllm/test_utils.py", False),
         ("setup.py", False),
+        (".github/scripts/release.py", False),
     ],
 )
 def test_public_modules(path: str, public: bool) -> None:
@@ -135,6 +137,13 @@ def test_a_name_left_behind_as_a_reexport_is_not_removed_and_its_changes_follow_
     assert kinds(changes) == [("signature", "Engine.step")]
     change = changes[0]
     assert (change.module, change.path, change.line) == ("pkg.a", "pkg/core.py", 2)
+
+
+def test_dropping_a_submodule_binding_from_a_package_is_not_a_removal() -> None:
+    changes = surface_changes(
+        [modified("pkg/__init__.py", "from . import dtypes\nfrom .x import Y\n", "")]
+    )
+    assert kinds(changes) == [("removed", "Y")]
 
 
 def test_module_getattr_makes_a_removal_uncertain() -> None:
@@ -545,3 +554,10 @@ def test_reexports_map_short_paths_to_definitions() -> None:
         ]
     )
     assert aliases == {"pkg.LLM": "pkg.engine.llm.LLM", "pkg.sub.Public": "pkg.sub.impl.Thing"}
+
+
+def test_spellings_follow_aliases_by_longest_prefix_without_looping() -> None:
+    aliases = {"up.LLM": "up.entry.llm.LLM", "up.entry": "up.entry", "a": "b", "b": "a"}
+    assert spellings("up.LLM.generate", aliases) == ["up.LLM.generate", "up.entry.llm.LLM.generate"]
+    assert spellings("up.other", aliases) == ["up.other"]
+    assert spellings("a.x", aliases) == ["a.x", "b.x"]
