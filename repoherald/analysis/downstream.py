@@ -309,21 +309,7 @@ def build_index(
         if not ups:
             continue
         classes.append(Subclass(cls.qualname, cls.path, cls.line, ups, cls.methods))
-        for sc in cls.super_calls:
-            target = resolver.super_target(cls.qualname, sc.method)
-            if target is not None:
-                calls.append(
-                    CallSite(
-                        target,
-                        cls.path,
-                        sc.line,
-                        sc.positional,
-                        sc.keywords,
-                        sc.star_args,
-                        sc.star_kwargs,
-                        via_super=True,
-                    )
-                )
+        calls.extend(_super_calls(resolver, cls))
     return DownstreamIndex(
         root=root,
         packages=tuple(packages),
@@ -371,6 +357,17 @@ def descendant_names(classes: Iterable[LocalClass], packages: Sequence[str]) -> 
                 names.add(simple)
                 grew = True
     return names
+
+
+def _super_calls(resolver: _Ancestry, cls: LocalClass) -> list[CallSite]:
+    """The ``super().m(...)`` calls of ``cls`` that reach an upstream method, as call sites."""
+    out = []
+    for sc in cls.super_calls:
+        target = resolver.super_target(cls.qualname, sc.method)
+        if target is not None:
+            shape = (sc.positional, sc.keywords, sc.star_args, sc.star_kwargs)
+            out.append(CallSite(target, cls.path, sc.line, *shape, via_super=True))
+    return out
 
 
 class _Ancestry:

@@ -443,56 +443,43 @@ def _compare_fields(
     out: list[SurfaceChange] = []
     added = [n for n in after if n not in before and not n.startswith("_")]
     for name, was in before.items():
-        if name.startswith("_"):
-            continue
         now = after.get(name)
         qual = f"{cname}.{name}"
+        if name.startswith("_"):
+            continue
         if now is None:
-            twins = [
-                n
-                for n in added
-                if after[n].annotation == was.annotation and after[n].default == was.default
-            ]
-            if len(twins) == 1:
-                out.append(
-                    SurfaceChange(
-                        FIELD_RENAMED,
-                        old.module,
-                        qual,
-                        qual,
-                        f"{cname}.{twins[0]}",
-                        "",
-                        old.path,
-                        was.line,
-                    )
-                )
-            else:
-                out.append(
-                    SurfaceChange(
-                        FIELD_REMOVED,
-                        old.module,
-                        qual,
-                        _default_text(was.default),
-                        "",
-                        "",
-                        old.path,
-                        was.line,
-                    )
-                )
+            out.append(_field_gone(old, cname, name, was, {n: after[n] for n in added}))
         elif now.default != was.default:
+            old_default, new_default = _default_text(was.default), _default_text(now.default)
             out.append(
                 SurfaceChange(
                     FIELD_DEFAULT,
                     old.module,
                     qual,
-                    _default_text(was.default),
-                    _default_text(now.default),
+                    old_default,
+                    new_default,
                     "",
                     new.path,
                     now.line,
                 )
             )
     return out
+
+
+def _field_gone(
+    old: sx.ModuleSurface, cname: str, name: str, was: sx.Field, added: dict[str, sx.Field]
+) -> SurfaceChange:
+    """A field that left the class: renamed when exactly one new field has its type and default."""
+    qual = f"{cname}.{name}"
+    twins = [
+        n for n, f in added.items() if (f.annotation, f.default) == (was.annotation, was.default)
+    ]
+    if len(twins) == 1:
+        return SurfaceChange(
+            FIELD_RENAMED, old.module, qual, qual, f"{cname}.{twins[0]}", "", old.path, was.line
+        )
+    default = _default_text(was.default)
+    return SurfaceChange(FIELD_REMOVED, old.module, qual, default, "", "", old.path, was.line)
 
 
 def _default_text(default: str | None) -> str:
