@@ -398,10 +398,9 @@ class ScopeVisitor(ast.NodeVisitor):
         if self.flags and "--" in value:
             for token in value.split():
                 flag = _FLAG_TOKEN.match(token)
-                if flag is not None:
-                    self.out.strings.append(
-                        ds.StringUse(flag.group(0), self.path, node.lineno, "flag")
-                    )
+                name = flag.group(0).rstrip(".-") if flag is not None else ""
+                if len(name) > 2:
+                    self.out.strings.append(ds.StringUse(name, self.path, node.lineno, "flag"))
 
 
 _BUILTIN_BASES = frozenset({"object", "Exception", "BaseException", "type", "dict", "list"})

@@ -111,6 +111,7 @@ class EnvRead:
 @dataclass(frozen=True, slots=True)
 class FlagDef:
     default: str
+    """Source text of the default; empty when ``**kwargs`` hides it."""
     line: int
     dest: str
     help: str
@@ -466,6 +467,8 @@ def _flag(node: ast.Call, surface: ModuleSurface) -> None:
     kw = {k.arg: k.value for k in node.keywords if k.arg}
     if "default" in kw:
         default = ast.unparse(kw["default"])
+    elif any(k.arg is None for k in node.keywords):
+        default = ""  # ``**kwargs`` may carry it: unknown, never compared
     else:
         action = kw.get("action")
         implied = _str(action) if action is not None and _is_str(action) else ""

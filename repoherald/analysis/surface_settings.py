@@ -136,7 +136,7 @@ def flag_changes(commit: CommitFiles, interest: Interest | None) -> list[Surface
     for flag, (surf, was) in before.items():
         if flag in after:
             now_surf, now = after[flag]
-            if now.default != was.default:
+            if now.default != was.default and now.default and was.default:
                 out.append(
                     SurfaceChange(
                         FLAG_DEFAULT,

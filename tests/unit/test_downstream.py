@@ -246,7 +246,8 @@ def test_env_and_flag_strings_but_not_prose() -> None:
             os.environ["VLLM_USE_V1"] = "1"
             monkeypatch.setenv("VLLM_ATTENTION_BACKEND", "FLASH")
             cmd = ["vllm", "serve", "--max-model-len", str(n), f"--block-size={n}"]
-            line = "vllm serve --enforce-eager --tp=2"
+            line = "vllm serve --enforce-eager --tp=2 -- --"
+            note = "raise --max-num-seqs."
             parser = argparse.ArgumentParser()
             parser.add_argument("--my-own-flag")
             word = "HELLO"
@@ -260,7 +261,8 @@ def test_env_and_flag_strings_but_not_prose() -> None:
         ("--block-size", 10, "flag"),
         ("--enforce-eager", 11, "flag"),
         ("--tp", 11, "flag"),
-        ("--my-own-flag", 13, "flag"),
+        ("--max-num-seqs", 12, "flag"),
+        ("--my-own-flag", 14, "flag"),
     ]
     assert fi.own_flags == ["--my-own-flag"]
 

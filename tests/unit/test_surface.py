@@ -401,12 +401,14 @@ def test_cli_flags() -> None:
                     parser.add_argument("--max-len", dest="max_len", default=None)
                     parser.add_argument("--legacy", action="store_true")
                     parser.add_argument("--eager", action="store_true")
+                    parser.add_argument("--tp", **tp_kwargs)
                 """,
                 """
                 def add(parser):
                     parser.add_argument("--block-size", "-b", type=int, default=32)
                     parser.add_argument("--max-model-len", dest="max_len", default=None)
                     parser.add_argument("--eager", action="store_false")
+                    parser.add_argument("--tp", default=1)
                 """,
             )
         ]
