@@ -1,0 +1,209 @@
+"""Read a downstream checkout (the reader's own code) into a :class:`DownstreamIndex`.
+
+This is the I/O half of the downstream index: it walks the directory, reads
+the Python files and hands each one to the pure
+:func:`~repoherald.analysis.downstream_visit.index_source`. It also computes
+:func:`index_key`, the cache key the store keeps the index under, so a run
+re-indexes only when the checkout changed.
+
+The walk is defensive because the directory is whatever the reader points
+at: ``os.scandir`` without following directory symlinks (no loops, no
+escaping the tree), virtualenvs and dot-directories left out and listed,
+files over :data:`MAX_BYTES` counted as not checked instead of parsed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from repoherald.analysis import downstream as ds
+from repoherald.analysis.downstream_visit import MAX_BYTES, env_prefixes, index_source
+from repoherald.errors import SourceError
+
+_SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
+_SKIP_TOP = frozenset({"build", "dist"})
+_GIT_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
+
+
+@dataclass(slots=True)
+class _Walk:
+    root: Path
+    files: list[tuple[str, os.DirEntry[str]]] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+    not_checked: list[ds.NotChecked] = field(default_factory=list)
+
+
+def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIndex:
+    """Index every Python file under ``root`` for its uses of ``packages``.
+
+    Raises :class:`~repoherald.errors.SourceError` when ``root`` is not a
+    directory; everything else that goes wrong is a not-checked entry.
+    """
+    walk = _walk(_directory(root))
+    pkgs = tuple(packages)
+    parts: list[ds.FileIndex] = []
+    pending: list[tuple[str, bytes]] = []
+    triggers = [p.encode() for p in pkgs] + [e.encode() for e in env_prefixes(pkgs)]
+    for rel, entry in walk.files:
+        data = _read(rel, entry, parts)
+        if data is None:
+            continue
+        if any(t in data for t in triggers) or len(data) > MAX_BYTES:
+            parts.append(index_source(rel, data, pkgs))
+        else:
+            pending.append((rel, data))
+    # Files that never name the upstream may still subclass a downstream class
+    # that does; parse those too, until no new such class appears.
+    seen: set[str] = set()
+    while pending:
+        names = ds.descendant_names((c for p in parts for c in p.classes), pkgs) - seen
+        if not names:
+            break
+        seen |= names
+        wanted = [n.encode() for n in names]
+        hit = [(rel, data) for rel, data in pending if any(n in data for n in wanted)]
+        pending = [item for item in pending if item not in hit]
+        parts.extend(index_source(rel, data, pkgs) for rel, data in hit)
+    return ds.build_index(
+        str(walk.root), pkgs, parts, walk.excluded, walk.not_checked, prefiltered=len(pending)
+    )
+
+
+def _read(rel: str, entry: os.DirEntry[str], parts: list[ds.FileIndex]) -> bytes | None:
+    """A file's bytes (at most one past the size limit); an unreadable one is recorded."""
+    try:
+        with open(entry.path, "rb") as fh:
+            return fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        part = ds.FileIndex(rel)
+        part.not_checked.append(ds.NotChecked(rel, 0, ds.UNREADABLE, type(exc).__name__))
+        parts.append(part)
+        return None
+
+
+def index_key(root: str | Path, packages: Sequence[str]) -> str:
+    """A cache key that changes whenever the indexed content may have changed.
+
+    In a git work tree: the HEAD commit plus a hash of ``git status`` and of the
+    size and modification time of every path it lists (the status line of a
+    file edited twice is the same, its mtime is not). Elsewhere: a hash of the
+    relative path, size and mtime of every Python file the index would read.
+    The index version and the upstream package names are part of the key.
+    """
+    path = _directory(root)
+    digest = hashlib.sha256(f"{ds.INDEX_VERSION}\0{','.join(packages)}\0".encode())
+    head = _git(path, "rev-parse", "--verify", "HEAD")
+    status = _git(path, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
+    top = _git(path, "rev-parse", "--show-toplevel")
+    if head is not None and status is not None and top is not None:
+        digest.update(status)
+        base = Path(os.fsdecode(top.strip()))
+        for line in status.split(b"\0"):
+            if len(line) > 3:
+                digest.update(_stamp(base / os.fsdecode(line[3:])))
+        return f"git:{head.decode().strip()}:{digest.hexdigest()[:24]}"
+    walk = _walk(path)
+    for rel, item in walk.files:
+        digest.update(rel.encode("utf-8", "surrogateescape") + b"\0" + _stamp(Path(item.path)))
+    digest.update("\0".join(walk.excluded).encode("utf-8", "surrogateescape"))
+    return f"tree:{digest.hexdigest()[:40]}"
+
+
+def _directory(root: str | Path) -> Path:
+    path = Path(root).expanduser()
+    if not path.exists():
+        raise SourceError(f"downstream path {root} does not exist: fix `downstream` in the config")
+    if not path.is_dir():
+        raise SourceError(f"downstream path {root} is not a directory: point it at a checkout")
+    return path.resolve()
+
+
+def _stamp(path: Path) -> bytes:
+    try:
+        st = path.lstat()
+    except OSError:
+        return b"-\0"
+    return f"{st.st_size}:{st.st_mtime_ns}\0".encode()
+
+
+def _git(cwd: Path, *args: str) -> bytes | None:
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        proc = subprocess.run(
+            ["git", *_GIT_CONFIG, "-C", str(cwd), *args],
+            capture_output=True,
+            env=env,
+            check=False,
+        )
+    except OSError:
+        return None  # no git on this machine: fall back to file stamps
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def _walk(root: Path) -> _Walk:
+    """Python files under ``root`` in a stable order, plus what was left out and why."""
+    walk = _Walk(root)
+    stack: list[tuple[Path, str]] = [(root, "")]
+    while stack:
+        directory, rel = stack.pop()
+        for entry in _entries(directory, rel, walk):
+            child = f"{rel}/{entry.name}" if rel else entry.name
+            kind = _kind(entry)
+            if kind == "dir":
+                if _excluded(entry, rel):
+                    walk.excluded.append(child)
+                else:
+                    stack.append((Path(entry.path), child))
+            elif kind == "link" and entry.name.endswith(".py"):
+                walk.not_checked.append(ds.NotChecked(child, 0, ds.SYMLINK, "symbolic link"))
+            elif kind == "link":
+                if _points_to_dir(entry):
+                    walk.excluded.append(child)
+            elif kind == "file" and entry.name.endswith(".py"):
+                walk.files.append((child, entry))
+    walk.files.sort(key=lambda item: item[0])
+    return walk
+
+
+def _entries(directory: Path, rel: str, walk: _Walk) -> Iterator[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as it:
+            entries = sorted(it, key=lambda e: e.name, reverse=True)
+    except OSError as exc:
+        walk.not_checked.append(ds.NotChecked(rel or ".", 0, ds.UNREADABLE, type(exc).__name__))
+        return iter(())
+    return iter(entries)
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    try:
+        if entry.is_symlink():
+            return "link"
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        if entry.is_file(follow_symlinks=False):
+            return "file"
+    except OSError:
+        return "other"
+    return "other"
+
+
+def _points_to_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(entry.path).st_mode)
+    except OSError:
+        return True  # a dangling or looping link: listed, never entered
+
+
+def _excluded(entry: os.DirEntry[str], parent: str) -> bool:
+    """Directories that are not the project's code: dot-dirs, caches, virtualenvs, build output."""
+    name = entry.name
+    if name.startswith(".") or name in _SKIP_DIRS or (not parent and name in _SKIP_TOP):
+        return True
+    return os.path.exists(os.path.join(entry.path, "pyvenv.cfg"))
