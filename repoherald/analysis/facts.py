@@ -10,20 +10,15 @@ it.
 from __future__ import annotations
 
 import re
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
 from repoherald.analysis import deps, pyapi
+from repoherald.analysis.blobapi import BlobApis, BlobReader
 from repoherald.models import ApiChange, Commit, DependencyChange, Facts, FileChange, FileStatus
-
-MAX_PARSE_BYTES = 1_000_000
-"""Blobs larger than this are measured, not parsed."""
-
-API_CACHE_SIZE = 256
-"""Parsed Python APIs kept in memory, by blob SHA."""
 
 # -- title conventions -------------------------------------------------------
 
@@ -335,41 +330,37 @@ def package_names_for(repo_name: str) -> frozenset[str]:
 
 # -- the facts ---------------------------------------------------------------
 
-BlobReader = Callable[[str], bytes | None]
-
 
 class FactsExtractor:
     """Computes :class:`Facts` for commits of one repository.
 
-    Holds a per-blob cache of parsed Python APIs, so the file a commit
-    modifies is not parsed again as the next commit's "before".
+    Holds the parsed Python APIs of the blobs it has seen
+    (:class:`~repoherald.analysis.blobapi.BlobApis`), so the file a commit
+    modifies is not parsed again as the next commit's "before", and a new
+    version is parsed only where its edit could change the public surface.
+    ``incremental=False`` parses every blob whole, the reference the tests
+    compare against.
     """
 
-    def __init__(self, areas: AreaRules, read_blob: BlobReader) -> None:
+    def __init__(
+        self, areas: AreaRules, read_blob: BlobReader, *, incremental: bool = True
+    ) -> None:
         self._areas = areas
         self._read_blob = read_blob
-        self._api_cache: OrderedDict[str, dict[str, tuple[str, str]] | None] = OrderedDict()
-
-    def _api(self, oid: str) -> dict[str, tuple[str, str]] | None:
-        cache = self._api_cache
-        if oid in cache:
-            cache.move_to_end(oid)
-            return cache[oid]
-        data = self._read_blob(oid)
-        api = pyapi.public_api(data, max_bytes=MAX_PARSE_BYTES) if data is not None else None
-        cache[oid] = api
-        if len(cache) > API_CACHE_SIZE:
-            # Least recently used first: the blob a commit writes is the one
-            # the next commit touching that file reads, so a small cache
-            # catches the reuse while memory stays flat over long ranges.
-            cache.popitem(last=False)
-        return api
+        self.apis = BlobApis(read_blob, incremental=incremental)
 
     def _text(self, oid: str) -> str | None:
         data = self._read_blob(oid) if oid else None
         if data is None or b"\0" in data:
             return None
         return data.decode("utf-8", "replace")
+
+    def _apis(self, f: FileChange) -> tuple[pyapi.PublicApi | None, pyapi.PublicApi | None]:
+        if f.old_blob and f.new_blob:
+            return self.apis.pair(f.old_blob, f.new_blob)
+        old = self.apis.api(f.old_blob) if f.old_blob else None
+        new = self.apis.api(f.new_blob) if f.new_blob else None
+        return old, new
 
     def extract(self, commit: Commit, files: Sequence[FileChange]) -> Facts:
         """Facts for one commit from its metadata and first-parent file changes."""
@@ -385,8 +376,7 @@ class FactsExtractor:
                 if f.binary or f.is_symlink:
                     unparsed.append(f.path)
                     continue
-                old = self._api(f.old_blob) if f.old_blob else None
-                new = self._api(f.new_blob) if f.new_blob else None
+                old, new = self._apis(f)
                 if (f.old_blob and old is None) or (f.new_blob and new is None):
                     unparsed.append(f.path)
                     continue

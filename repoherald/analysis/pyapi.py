@@ -6,6 +6,12 @@ blob and diffs two such extracts. It is pure (bytes in, data out) and does a
 single ``ast.parse`` per blob, because it runs over thousands of files a
 month; the caller caches :func:`public_api` results by blob SHA.
 
+The API is folded from *events*, one short list per top-level statement
+(:func:`api_events`): the definitions it makes and its updates of
+``__all__``. :mod:`repoherald.analysis.pyoutline` keeps them per statement so
+that another version of the file can be checked by parsing only the
+statements that changed.
+
 Anything we cannot parse — invalid syntax, undecodable bytes, NUL bytes,
 nesting deep enough to exhaust the parser, oversized files — yields ``None``
 so the caller can list the file as "measured, not parsed" instead of guessing.
@@ -14,8 +20,10 @@ so the caller can list the file as "measured, not parsed" instead of guessing.
 from __future__ import annotations
 
 import ast
+import gc
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from repoherald.models import ApiChange
 
@@ -25,7 +33,7 @@ PublicApi = dict[str, tuple[str, str]]
 MAX_BYTES = 1_000_000
 """Larger blobs are almost always generated code; parsing them is slow and useless."""
 
-_PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
+PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 """What parsing hostile input can raise on CPython 3.11.
 
 ``SyntaxError`` covers bad syntax, undecodable bytes, unknown coding cookies and
@@ -60,7 +68,7 @@ def public_api(source: bytes, max_bytes: int = MAX_BYTES) -> PublicApi | None:
     try:
         tree = parse_quietly(source)
         return _extract(tree)
-    except _PARSE_ERRORS:
+    except PARSE_ERRORS:
         return None
 
 
@@ -72,11 +80,21 @@ def parse_quietly(source: bytes | str) -> ast.Module:
     under ``-W error`` it would turn valid files into "unparseable" ones.
     (``warnings.catch_warnings`` swaps process-global state, so concurrent
     callers in other threads may briefly lose their own filters.)
+
+    Cyclic garbage collection is paused meanwhile: an AST is hundreds of
+    thousands of new container objects, none of them garbage, and the
+    collections their allocation triggers cost about as much as the parse.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return ast.parse(source)
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return ast.parse(source)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def diff_api(path: str, old: PublicApi | None, new: PublicApi | None) -> list[ApiChange]:
@@ -111,31 +129,67 @@ def diff_api(path: str, old: PublicApi | None, new: PublicApi | None) -> list[Ap
     return changes
 
 
-def _extract(tree: ast.Module) -> PublicApi:
-    """Collect definitions and ``__all__`` from the statements we consider."""
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A module-level ``def`` or ``class``: a name the module may export."""
+
+    name: str
+    kind: str
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
+class AllUpdate:
+    """A statement that sets or extends ``__all__``; ``names`` is None when not literal."""
+
+    names: tuple[str, ...] | None
+    replaces: bool
+
+
+ApiEvent = Definition | AllUpdate
+
+
+def api_events(body: list[ast.stmt]) -> list[ApiEvent]:
+    """What the statements of ``body`` contribute to the API, in source order."""
+    events: list[ApiEvent] = []
+    for stmt in _module_statements(body):
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            kind = "async function" if isinstance(stmt, ast.AsyncFunctionDef) else "function"
+            events.append(Definition(stmt.name, kind, _function_signature(stmt)))
+        elif isinstance(stmt, ast.ClassDef):
+            events.append(Definition(stmt.name, "class", _class_signature(stmt)))
+        elif _touches_all(stmt):
+            names = _all_literal(stmt)
+            replaces = isinstance(stmt, ast.Assign | ast.AnnAssign)
+            events.append(AllUpdate(tuple(names) if names is not None else None, replaces))
+    return events
+
+
+def fold_api(events: Iterable[ApiEvent]) -> PublicApi:
+    """The public API the events add up to: the last definition of a name wins."""
     defs: PublicApi = {}
     seen_all = False
     exported: list[str] | None = []
-    for stmt in _module_statements(tree.body):
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            kind = "async function" if isinstance(stmt, ast.AsyncFunctionDef) else "function"
-            defs[stmt.name] = (kind, _function_signature(stmt))
-        elif isinstance(stmt, ast.ClassDef):
-            defs[stmt.name] = ("class", _class_signature(stmt))
-        elif _touches_all(stmt):
-            seen_all = True
-            names = _all_literal(stmt)
-            if names is None:
-                # One computed contribution makes the list unknowable; fall
-                # back to the underscore rule rather than under-report.
-                exported = None
-            elif exported is not None:
-                replaces = isinstance(stmt, ast.Assign | ast.AnnAssign)
-                exported = names if replaces else exported + names
+    for event in events:
+        if isinstance(event, Definition):
+            defs[event.name] = (event.kind, event.signature)
+            continue
+        seen_all = True
+        if event.names is None:
+            # One computed contribution makes the list unknowable; fall
+            # back to the underscore rule rather than under-report.
+            exported = None
+        elif exported is not None:
+            exported = list(event.names) if event.replaces else exported + list(event.names)
     if seen_all and exported is not None:
         allowed = set(exported)
         return {name: value for name, value in defs.items() if name in allowed}
     return {name: value for name, value in defs.items() if not name.startswith("_")}
+
+
+def _extract(tree: ast.Module) -> PublicApi:
+    """Collect definitions and ``__all__`` from the statements we consider."""
+    return fold_api(api_events(tree.body))
 
 
 def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

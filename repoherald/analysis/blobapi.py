@@ -1,0 +1,119 @@
+"""Public APIs of Python blobs, cached by blob SHA and derived from neighbours.
+
+A month of history touches the same files over and over: the blob one
+commit writes is the "before" of the next commit to touch that file. So each
+blob's parsed API is kept (a small LRU by blob SHA), and when one version of
+a modified file is known the other is derived by parsing only the statements
+that changed (:func:`repoherald.analysis.pyoutline.derive`), which gives the
+same API as a whole parse. Only a file's first version in a run, added and
+deleted files, and edits that cannot be derived are parsed whole.
+
+The cache lives for one run. Keeping APIs in the store by blob SHA would let
+a later run skip the first parses too; it is not done here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+
+from repoherald.analysis import pyoutline
+from repoherald.analysis.pyapi import PublicApi
+
+MAX_PARSE_BYTES = 1_000_000
+"""Blobs larger than this are measured, not parsed."""
+
+API_CACHE_SIZE = 256
+"""Parsed Python APIs kept in memory, by blob SHA."""
+
+SOURCE_CACHE_BYTES = 32_000_000
+"""Python blob contents kept in memory, so that deriving from a known version
+does not read it from git again."""
+
+BlobReader = Callable[[str], bytes | None]
+_Entry = tuple[PublicApi | None, pyoutline.Outline | None]
+
+
+class BlobApis:
+    """The public API of Python blobs of one repository, by blob SHA.
+
+    ``incremental=False`` parses every blob whole: the reference that the
+    tests compare the derived results against.
+    """
+
+    def __init__(self, read_blob: BlobReader, *, incremental: bool = True) -> None:
+        self._read_blob = read_blob
+        self._incremental = incremental
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._sources: OrderedDict[str, bytes] = OrderedDict()
+        self._sources_size = 0
+        self.stats: Counter[str] = Counter()
+        """``parsed``: blobs parsed whole; ``derived``: only their changed statements parsed."""
+
+    def api(self, oid: str) -> PublicApi | None:
+        """The API of one blob; None when it cannot be read or parsed."""
+        entry = self._cached(oid) or self._parse(oid)
+        return entry[0]
+
+    def pair(self, old_oid: str, new_oid: str) -> tuple[PublicApi | None, PublicApi | None]:
+        """APIs of both sides of a modified file, parsing at most what the edit requires."""
+        if not self._incremental:
+            return self.api(old_oid), self.api(new_oid)
+        old, new = self._cached(old_oid), self._cached(new_oid)
+        if old is None and new is None:
+            old = self._parse(old_oid)
+        if old is None:
+            assert new is not None
+            old = self._derive(new_oid, new, old_oid)
+        elif new is None:
+            new = self._derive(old_oid, old, new_oid)
+        return old[0], new[0]
+
+    def _cached(self, oid: str) -> _Entry | None:
+        entry = self._entries.get(oid)
+        if entry is not None:
+            self._entries.move_to_end(oid)
+        return entry
+
+    def _remember(self, oid: str, entry: _Entry) -> _Entry:
+        self._entries[oid] = entry
+        if len(self._entries) > API_CACHE_SIZE:
+            # Least recently used first: the blob a commit writes is the one
+            # the next commit touching that file reads, so a small cache
+            # catches the reuse while memory stays flat over long ranges.
+            self._entries.popitem(last=False)
+        return entry
+
+    def _source(self, oid: str) -> bytes | None:
+        """A blob's bytes, kept for a while in case another version is derived from it."""
+        data = self._sources.get(oid)
+        if data is not None:
+            self._sources.move_to_end(oid)
+            return data
+        data = self._read_blob(oid)
+        if data is not None and self._incremental:
+            self._sources[oid] = data
+            self._sources_size += len(data)
+            while self._sources_size > SOURCE_CACHE_BYTES:
+                self._sources_size -= len(self._sources.popitem(last=False)[1])
+        return data
+
+    def _parse(self, oid: str, data: bytes | None = None) -> _Entry:
+        if data is None:
+            data = self._source(oid)
+        self.stats["parsed"] += 1
+        parsed = pyoutline.parse(data, max_bytes=MAX_PARSE_BYTES) if data is not None else None
+        return self._remember(oid, parsed if parsed is not None else (None, None))
+
+    def _derive(self, known_oid: str, known: _Entry, oid: str) -> _Entry:
+        """The entry of ``oid`` from a known version of the same file, parsing only if needed."""
+        outline = known[1]
+        data = self._source(oid)
+        known_data = self._source(known_oid) if outline is not None else None
+        if outline is None or data is None or known_data is None:
+            return self._parse(oid, data)
+        derived = pyoutline.derive(outline, known_data, data, MAX_PARSE_BYTES)
+        if derived is None:
+            return self._parse(oid, data)
+        self.stats["derived"] += 1
+        return self._remember(oid, (derived.api(), derived))

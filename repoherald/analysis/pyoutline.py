@@ -1,0 +1,502 @@
+"""The public API of a new version of a Python file, parsing only the statements that changed.
+
+Most commits that touch a Python file change the inside of a function or a
+method, and parsing the whole file again to learn that its public API did
+not move is most of what facts extraction costs. An :class:`Outline` keeps,
+for a parsed blob, where each top-level statement starts, what it adds to
+the API (:func:`repoherald.analysis.pyapi.api_events`), and for each
+top-level ``def`` and ``class`` where the statements of its body start.
+
+:func:`derive` takes the outline of one version and the bytes of another,
+finds the changed lines, and parses only whole statements around them:
+
+- a change inside the body of a top-level ``def`` or ``class`` (below its
+  header) is parsed as those body statements under a stand-in header at the
+  body's own indentation, and cannot change the API;
+- any other change is parsed as the top-level statements it touches, whose
+  API events replace those of the statements they replaced.
+
+Python's grammar is context-free at statement level: a run of complete
+statements at one indentation parses on its own exactly when it parses in
+place, given that the text around it is unchanged and ended (or began) a
+complete statement in a version that parsed. So the whole new version
+parses, and its API is the fold of the events, exactly as a whole parse
+would find. Anything the argument does not cover returns None, never a
+guess, and the caller parses the whole blob: a coding cookie, a BOM or ``\\r``
+line ends (lines would not split the way the tokenizer splits them), a
+snippet that does not parse, spills out of its body or starts at another
+indentation.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from repoherald.analysis.pyapi import (
+    MAX_BYTES,
+    PARSE_ERRORS,
+    ApiEvent,
+    PublicApi,
+    api_events,
+    fold_api,
+    parse_quietly,
+)
+
+_DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_WRAPPER = {ast.ClassDef: b"class _:\n", ast.FunctionDef: b"def _():\n"}
+_WRAPPER[ast.AsyncFunctionDef] = b"async def _():\n"
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.M)
+_BLANK = b" \t\f"
+_SMALL = 64
+"""Changed runs shorter than this (both sides together) are not split further."""
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """The body of a top-level ``def``/``class``.
+
+    Lines are counted from the definition's first line, so the body of an
+    untouched definition is reused as it is when lines above it move.
+    """
+
+    wrapper: bytes
+    """The stand-in header a run of its statements is parsed under."""
+    end: int
+    """Last line of the definition."""
+    starts: tuple[int, ...]
+    """First line (decorators included) of each statement of the body."""
+    indent: bytes
+    """The exact whitespace before the body's first statement."""
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A top-level statement: where it starts, what it adds to the API, its body."""
+
+    start: int
+    """First line, 0-based, decorators included."""
+    events: tuple[ApiEvent, ...]
+    body: Body | None
+    """None unless it is a ``def``/``class`` whose body has lines of its own."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """The top-level statements of one parsed blob of ``lines`` lines."""
+
+    lines: int
+    statements: tuple[Statement, ...]
+
+    def api(self) -> PublicApi:
+        """The public API, folded from the statements' events."""
+        return fold_api(e for s in self.statements for e in s.events)
+
+
+def parse(source: bytes, max_bytes: int = MAX_BYTES) -> tuple[PublicApi, Outline | None] | None:
+    """Parse ``source`` whole: its API, and its outline when edits to it can be derived.
+
+    None when it cannot be parsed (as :func:`repoherald.analysis.pyapi.public_api`).
+    """
+    if len(source) > max_bytes:
+        return None
+    try:
+        tree = parse_quietly(source)
+    except PARSE_ERRORS:
+        return None
+    if not _plain(source):
+        return fold_api(api_events(tree.body)), None
+    lines = source.splitlines(keepends=True)
+    statements = tuple(_statement(node, lines, 0) for node in tree.body)
+    outline = Outline(len(lines), statements)
+    return outline.api(), outline
+
+
+def derive(
+    known: Outline, known_source: bytes, other: bytes, max_bytes: int = MAX_BYTES
+) -> Outline | None:
+    """The outline of ``other`` from the outline of ``known_source``, or None.
+
+    Parses only whole statements around the lines that differ (see the
+    module docstring); None means "parse ``other`` whole".
+    """
+    if len(other) > max_bytes or not _plain(known_source) or not _plain(other):
+        return None
+    old = known_source.splitlines(keepends=True)
+    new = other.splitlines(keepends=True)
+    if len(old) != known.lines:
+        return None
+    hunks = diff_lines(old, new)
+    tops = [s.start for s in known.statements]
+    forced: set[int] = set()
+    for _ in range(4):
+        edits = _plan(known, tops, hunks, forced)
+        parsed: list[_Parsed] = []
+        for edit in edits:
+            result = _parse_edit(known, edit, new)
+            if result is None:
+                if edit.kind == _TOP:
+                    return None
+                forced.update(edit.hunks)  # retry it as top-level statements
+                break
+            parsed.append(result)
+        else:
+            return _assemble(known, tops, edits, parsed, len(new))
+    return None
+
+
+# -- which lines changed -------------------------------------------------------
+
+Hunk = tuple[int, int, int, int]
+"""``old[a0:a1]`` became ``new[b0:b1]``."""
+
+
+def diff_lines(old: list[bytes], new: list[bytes]) -> list[Hunk]:
+    """Changed runs of lines, in order: a true alignment, found in about linear time.
+
+    Equal runs are skipped by comparing list slices (in C, galloping); at a
+    difference, the sides resynchronise on the next line that occurs once on
+    each side. It need not be the minimal diff, only a true one: everything
+    outside the hunks is the same on both sides, which is all the callers
+    rely on.
+    """
+    lo1, hi1, lo2, hi2 = _trim(old, new, 0, len(old), 0, len(new))
+    if lo1 == hi1 and lo2 == hi2:
+        return []
+    if hi1 - lo1 + hi2 - lo2 <= _SMALL:
+        return [(lo1, hi1, lo2, hi2)]
+    once_old, once_new = Counter(old[lo1:hi1]), Counter(new[lo2:hi2])
+    where = dict(zip(new[lo2:hi2], range(lo2, hi2), strict=True))
+    hunks: list[Hunk] = []
+    i, j = lo1, lo2
+    while i < hi1 and j < hi2:
+        run = _equal_run(old, new, i, j, min(hi1 - i, hi2 - j))
+        i, j = i + run, j + run
+        if i >= hi1 or j >= hi2:
+            break
+        resync = _resync(old, i, hi1, j, once_old, once_new, where)
+        if resync is None:
+            break
+        hunks.append(_trim(old, new, i, resync[0], j, resync[1]))
+        i, j = resync
+    if i < hi1 or j < hi2:
+        hunks.append(_trim(old, new, i, hi1, j, hi2))
+    return hunks
+
+
+def _equal_run(old: list[bytes], new: list[bytes], i: int, j: int, limit: int) -> int:
+    """How many lines from old[i] and new[j] on are equal, found by galloping slices."""
+    n, step = 0, 1
+    while n < limit:
+        size = min(step, limit - n)
+        if old[i + n : i + n + size] == new[j + n : j + n + size]:
+            n, step = n + size, step * 2
+        elif size == 1:
+            break
+        else:
+            step = 1
+    return n
+
+
+def _resync(
+    old: list[bytes],
+    i: int,
+    hi: int,
+    j: int,
+    once_old: Counter[bytes],
+    once_new: Counter[bytes],
+    where: dict[bytes, int],
+) -> tuple[int, int] | None:
+    """The next (i, j) at or after (i, j) where a line occurring once on each side meets."""
+    for k in range(i, hi):
+        line = old[k]
+        if once_old[line] == 1 and once_new[line] == 1 and where[line] >= j:
+            return k, where[line]
+    return None
+
+
+def _trim(
+    old: list[bytes], new: list[bytes], lo1: int, hi1: int, lo2: int, hi2: int
+) -> tuple[int, int, int, int]:
+    """Shrink the ranges by their common head and tail (compared in C, by slices)."""
+    step = 64
+    while (
+        lo1 + step <= hi1 and lo2 + step <= hi2 and old[lo1 : lo1 + step] == new[lo2 : lo2 + step]
+    ):
+        lo1, lo2 = lo1 + step, lo2 + step
+    while lo1 < hi1 and lo2 < hi2 and old[lo1] == new[lo2]:
+        lo1, lo2 = lo1 + 1, lo2 + 1
+    while (
+        hi1 - step >= lo1 and hi2 - step >= lo2 and old[hi1 - step : hi1] == new[hi2 - step : hi2]
+    ):
+        hi1, hi2 = hi1 - step, hi2 - step
+    while hi1 > lo1 and hi2 > lo2 and old[hi1 - 1] == new[hi2 - 1]:
+        hi1, hi2 = hi1 - 1, hi2 - 1
+    return lo1, hi1, lo2, hi2
+
+
+# -- which statements to parse again --------------------------------------------
+
+_TOP, _HEADER, _BODY = "top", "header", "body"
+
+
+@dataclass(frozen=True, slots=True)
+class _Edit:
+    """Known lines [start, end) to parse again.
+
+    ``top``: whole top-level statements. ``header``: the header of definition
+    ``container`` (decorators down to the line before its body), parsed over
+    a stand-in body. ``body``: whole statements of that definition's body.
+    """
+
+    kind: str
+    start: int
+    end: int
+    container: int
+    hunks: tuple[int, ...]
+    delta: int
+    new_start: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    statements: tuple[Statement, ...] = ()
+    """``top``: the statements now in its place; ``header``: the definition (no body)."""
+    body_starts: tuple[int, ...] = ()
+    """``body``: first lines (new version) of the body statements now in its place."""
+    body_end: int = -1
+    """``body`` edits that run to the end of the definition: its new last line."""
+
+
+def _plan(known: Outline, tops: list[int], hunks: list[Hunk], forced: set[int]) -> list[_Edit]:
+    """Group hunks into edits of whole statements; overlapping edits merge, as top-level."""
+    edits: list[_Edit] = []
+    for k, (a0, a1, b0, b1) in enumerate(hunks):
+        delta = (b1 - b0) - (a1 - a0)
+        slot = None if k in forced else _slot(known, tops, a0, a1)
+        if slot is None:
+            start, end = _top_bounds(known, tops, a0, a1)
+            edits.append(_Edit(_TOP, start, end, -1, (k,), delta))
+        else:
+            edits.append(_Edit(*slot, (k,), delta))
+    merged: list[_Edit] = []
+    for edit in edits:
+        while merged and edit.start < merged[-1].end:
+            last = merged.pop()
+            span = (min(last.start, edit.start), max(last.end, edit.end))
+            kind, container = _TOP, -1
+            if (last.kind, last.container) == (edit.kind, edit.container) and edit.kind == _BODY:
+                kind, container = _BODY, edit.container
+            else:
+                span = _top_bounds(known, tops, *span)
+            hunks_ = last.hunks + edit.hunks
+            edit = _Edit(kind, *span, container, hunks_, last.delta + edit.delta)
+        merged.append(edit)
+    offset = 0
+    placed = []
+    for edit in merged:
+        placed.append(replace(edit, new_start=edit.start + offset))
+        offset += edit.delta
+    return placed
+
+
+def _slot(known: Outline, tops: list[int], a0: int, a1: int) -> tuple[str, int, int, int] | None:
+    """(kind, start, end, statement index) when lines [a0, a1) lie in one definition.
+
+    In its header, or in its body: the lines may run past the definition up
+    to the next top-level statement, where indented text joins the body and
+    anything else makes the snippet spill out, which :func:`_parse_edit`
+    rejects.
+    """
+    index = bisect_right(tops, a0) - 1
+    if index < 0 or known.statements[index].body is None:
+        return None
+    stmt = known.statements[index]
+    body = stmt.body
+    assert body is not None
+    stop = tops[index + 1] if index + 1 < len(tops) else known.lines
+    starts = [stmt.start + s for s in body.starts]
+    if starts[0] <= a0 and a1 <= stop:
+        start = starts[bisect_right(starts, a0) - 1]
+        later = bisect_left(starts, max(a1, start + 1))
+        return _BODY, start, starts[later] if later < len(starts) else stop, index
+    if a1 <= starts[0] and (a0 < a1 or a0 > stmt.start):
+        return _HEADER, stmt.start, starts[0], index
+    return None
+
+
+def _top_bounds(known: Outline, tops: list[int], a0: int, a1: int) -> tuple[int, int]:
+    """The whole top-level statements covering lines [a0, a1) (0 or EOF at the edges)."""
+    before = bisect_right(tops, a0) - 1
+    start = tops[before] if before >= 0 else 0
+    later = bisect_left(tops, max(a1, start + 1))
+    return start, tops[later] if later < len(tops) else known.lines
+
+
+# -- parsing the snippets and putting the outline back together -----------------
+
+
+def _parse_edit(known: Outline, edit: _Edit, new: list[bytes]) -> _Parsed | None:
+    """Parse the new text of one edit; None when it cannot be proven to parse in place."""
+    snippet = new[edit.new_start : edit.new_start + edit.end - edit.start + edit.delta]
+    if edit.kind == _TOP:
+        if not _has_code(snippet):
+            return _Parsed()  # whole statements deleted: what is left still parses
+        tree = _parse_at(snippet, b"", b"")
+        if tree is None:
+            return None
+        return _Parsed(tuple(_statement(node, new, edit.new_start) for node in tree.body))
+    body = known.statements[edit.container].body
+    assert body is not None
+    if edit.kind == _HEADER:
+        stub = body.indent + b"pass\n"
+        tree = _parse_at(snippet, b"", b"", stub)
+        if tree is None or len(tree.body) != 1 or _WRAPPER.get(type(tree.body[0])) != body.wrapper:
+            return None
+        node = tree.body[0]
+        assert isinstance(node, _DEFS)
+        # The stand-in body must be all of the body: the header did not grow one.
+        if len(node.body) != 1 or node.body[0].lineno != len(snippet) + 1:
+            return None
+        stmt = _statement(node, new, edit.new_start)
+        return _Parsed((Statement(stmt.start, stmt.events, None),))
+    tree = _parse_at(snippet, body.indent, body.wrapper)
+    if tree is None or len(tree.body) != 1 or _WRAPPER.get(type(tree.body[0])) != body.wrapper:
+        return None
+    wrapper = tree.body[0]
+    assert isinstance(wrapper, _DEFS) and wrapper.end_lineno is not None
+    # Snippet line 1 is the stand-in header: its line L is new[new_start + L - 2].
+    starts = tuple(edit.new_start + _first_line(s) - 2 for s in wrapper.body)
+    return _Parsed(body_starts=starts, body_end=edit.new_start + wrapper.end_lineno - 2)
+
+
+def _parse_at(
+    snippet: list[bytes], indent: bytes, before: bytes, after: bytes = b""
+) -> ast.Module | None:
+    """Parse ``before + snippet + after`` if the snippet's code starts at ``indent``."""
+    if not _has_code(snippet) or not _starts_at(snippet, indent):
+        return None
+    if after and not snippet[-1].endswith(b"\n"):
+        return None
+    try:
+        return parse_quietly(before + b"".join(snippet) + after)
+    except PARSE_ERRORS:
+        return None
+
+
+def _assemble(
+    known: Outline, tops: list[int], edits: list[_Edit], parsed: list[_Parsed], lines: int
+) -> Outline:
+    """The new outline: untouched statements moved, edited ones replaced."""
+    ends = [e.end for e in edits]
+    moved = [0]
+    for e in edits:
+        moved.append(moved[-1] + e.delta)
+
+    def shift(line: int) -> int:
+        """Where an unedited known line is in the new version."""
+        return line + moved[bisect_right(ends, line)]
+
+    placed: list[tuple[int, tuple[Statement, ...]]] = []
+    covered: set[int] = set()
+    headers: dict[int, Statement] = {}
+    in_body: dict[int, list[tuple[_Edit, _Parsed]]] = {}
+    for edit, result in zip(edits, parsed, strict=True):
+        if edit.kind == _TOP:
+            placed.append((edit.start, result.statements))
+            covered.update(range(bisect_left(tops, edit.start), bisect_left(tops, edit.end)))
+        elif edit.kind == _HEADER:
+            headers[edit.container] = result.statements[0]
+        else:
+            in_body.setdefault(edit.container, []).append((edit, result))
+    for index, stmt in enumerate(known.statements):
+        if index in covered:
+            continue
+        head = headers.get(index)
+        start, events = (head.start, head.events) if head else (shift(stmt.start), stmt.events)
+        body = stmt.body
+        if body is not None and (head or index in in_body):
+            body = _edited_body(stmt, body, start, in_body.get(index, []), shift)
+        placed.append((stmt.start, (Statement(start, events, body),)))
+    placed.sort(key=lambda item: item[0])
+    return Outline(lines, tuple(s for _, group in placed for s in group))
+
+
+def _edited_body(
+    stmt: Statement,
+    body: Body,
+    start: int,
+    mine: list[tuple[_Edit, _Parsed]],
+    shift: Callable[[int], int],
+) -> Body:
+    """The body of a definition after edits inside it; ``start`` is its new first line."""
+    starts = [
+        shift(stmt.start + s) - start
+        for s in body.starts
+        if not any(e.start <= stmt.start + s < e.end for e, _ in mine)
+    ]
+    starts.extend(line - start for _, p in mine for line in p.body_starts)
+    ends = [p.body_end - start for e, p in mine if e.end > stmt.start + body.end]
+    end = ends[0] if ends else shift(stmt.start + body.end) - start
+    return Body(body.wrapper, end, tuple(sorted(starts)), body.indent)
+
+
+def _statement(node: ast.stmt, lines: list[bytes], base: int) -> Statement:
+    """A parsed top-level statement whose line 1 is ``lines[base]``."""
+    events = tuple(api_events([node]))
+    first_line = _first_line(node)
+    start = base + first_line - 1
+    if not isinstance(node, _DEFS) or node.end_lineno is None:
+        return Statement(start, events, None)
+    first = node.body[0]
+    at = base + _first_line(first) - 1
+    line = lines[at] if at < len(lines) else b""
+    indent = line[: len(line) - len(line.lstrip(_BLANK))]
+    # A body sharing a line with its header (``def f(): pass``) has no
+    # indentation of its own to check a snippet against.
+    if _first_line(first) <= node.lineno or not indent:
+        return Statement(start, events, None)
+    if _first_line(first) < first.lineno:
+        if line[len(indent) : len(indent) + 1] != b"@":
+            return Statement(start, events, None)
+    elif first.col_offset != len(indent):
+        return Statement(start, events, None)
+    starts = tuple(_first_line(s) - first_line for s in node.body)
+    body = Body(_WRAPPER[type(node)], node.end_lineno - first_line, starts, indent)
+    return Statement(start, events, body)
+
+
+def _first_line(node: ast.stmt) -> int:
+    """1-based first line of a statement, its decorators included."""
+    first: int = node.lineno
+    if isinstance(node, _DEFS):
+        for decorator in node.decorator_list:
+            first = min(first, decorator.lineno)
+    return first
+
+
+def _plain(source: bytes) -> bool:
+    """No BOM, no coding cookie, no ``\\r``: the bytes are UTF-8 lines split on ``\\n``."""
+    head = b"".join(source.split(b"\n", 2)[:2])
+    return not (source.startswith(b"\xef\xbb\xbf") or b"\r" in source or _COOKIE.search(head))
+
+
+def _has_code(snippet: list[bytes]) -> bool:
+    """True when some line is neither blank nor a comment."""
+    return any(
+        line.strip(_BLANK + b"\n") and not line.lstrip(_BLANK).startswith(b"#") for line in snippet
+    )
+
+
+def _starts_at(snippet: list[bytes], indent: bytes) -> bool:
+    """True when the first line that is code starts with exactly ``indent``, then code."""
+    for line in snippet:
+        code = line.lstrip(_BLANK)
+        if not code.strip() or code.startswith(b"#"):
+            continue
+        return line[: len(line) - len(code)] == indent and not code.startswith(b"\\")
+    return False
