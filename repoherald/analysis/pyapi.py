@@ -23,6 +23,7 @@ import ast
 import gc
 import warnings
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from repoherald.models import ApiChange
@@ -65,11 +66,29 @@ def public_api(source: bytes, max_bytes: int = MAX_BYTES) -> PublicApi | None:
     """
     if len(source) > max_bytes:
         return None
+    with gc_paused():
+        try:
+            return _extract(parse_quietly(source))
+        except PARSE_ERRORS:
+            return None
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause cyclic garbage collection while a syntax tree is built and read.
+
+    An AST is hundreds of thousands of new container objects, none of them
+    garbage; the collections their allocation triggers, each walking the
+    whole tree, cost about as much as the parse. Reference counting still
+    frees the tree when it is dropped. Nested pauses are harmless.
+    """
+    paused = gc.isenabled()
+    gc.disable()
     try:
-        tree = parse_quietly(source)
-        return _extract(tree)
-    except PARSE_ERRORS:
-        return None
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def parse_quietly(source: bytes | str) -> ast.Module:
@@ -79,22 +98,13 @@ def parse_quietly(source: bytes | str) -> ast.Module:
     warn; over thousands of third-party files that would flood stderr, and
     under ``-W error`` it would turn valid files into "unparseable" ones.
     (``warnings.catch_warnings`` swaps process-global state, so concurrent
-    callers in other threads may briefly lose their own filters.)
-
-    Cyclic garbage collection is paused meanwhile: an AST is hundreds of
-    thousands of new container objects, none of them garbage, and the
-    collections their allocation triggers cost about as much as the parse.
+    callers in other threads may briefly lose their own filters.) Garbage
+    collection is paused meanwhile (see :func:`gc_paused`).
     """
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SyntaxWarning)
-            warnings.simplefilter("ignore", DeprecationWarning)
-            return ast.parse(source)
-    finally:
-        if paused:
-            gc.enable()
+    with gc_paused(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(source)
 
 
 def diff_api(path: str, old: PublicApi | None, new: PublicApi | None) -> list[ApiChange]:

@@ -13,6 +13,8 @@ finds the changed lines, and parses only whole statements around them:
 - a change inside the body of a top-level ``def`` or ``class`` (below its
   header) is parsed as those body statements under a stand-in header at the
   body's own indentation, and cannot change the API;
+- a change inside such a header (a new parameter, a base class) is parsed
+  as the header over a stand-in body, and gives the definition's new events;
 - any other change is parsed as the top-level statements it touches, whose
   API events replace those of the statements they replaced.
 
@@ -33,10 +35,10 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left, bisect_right
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from repoherald.analysis.linediff import Hunk, diff_lines
 from repoherald.analysis.pyapi import (
     MAX_BYTES,
     PARSE_ERRORS,
@@ -44,6 +46,7 @@ from repoherald.analysis.pyapi import (
     PublicApi,
     api_events,
     fold_api,
+    gc_paused,
     parse_quietly,
 )
 
@@ -52,8 +55,6 @@ _WRAPPER = {ast.ClassDef: b"class _:\n", ast.FunctionDef: b"def _():\n"}
 _WRAPPER[ast.AsyncFunctionDef] = b"async def _():\n"
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.M)
 _BLANK = b" \t\f"
-_SMALL = 64
-"""Changed runs shorter than this (both sides together) are not split further."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +105,15 @@ def parse(source: bytes, max_bytes: int = MAX_BYTES) -> tuple[PublicApi, Outline
     """
     if len(source) > max_bytes:
         return None
-    try:
-        tree = parse_quietly(source)
-    except PARSE_ERRORS:
-        return None
-    if not _plain(source):
-        return fold_api(api_events(tree.body)), None
-    lines = source.splitlines(keepends=True)
-    statements = tuple(_statement(node, lines, 0) for node in tree.body)
+    with gc_paused():
+        try:
+            tree = parse_quietly(source)
+        except PARSE_ERRORS:
+            return None
+        if not _plain(source):
+            return fold_api(api_events(tree.body)), None
+        lines = source.splitlines(keepends=True)
+        statements = tuple(_statement(node, lines, 0) for node in tree.body)
     outline = Outline(len(lines), statements)
     return outline.api(), outline
 
@@ -130,7 +132,12 @@ def derive(
     new = other.splitlines(keepends=True)
     if len(old) != known.lines:
         return None
-    hunks = diff_lines(old, new)
+    with gc_paused():
+        return _reparse(known, diff_lines(old, new), new)
+
+
+def _reparse(known: Outline, hunks: list[Hunk], new: list[bytes]) -> Outline | None:
+    """Parse the edits; a header or body edit that fails is retried as top-level statements."""
     tops = [s.start for s in known.statements]
     forced: set[int] = set()
     for _ in range(4):
@@ -147,96 +154,6 @@ def derive(
         else:
             return _assemble(known, tops, edits, parsed, len(new))
     return None
-
-
-# -- which lines changed -------------------------------------------------------
-
-Hunk = tuple[int, int, int, int]
-"""``old[a0:a1]`` became ``new[b0:b1]``."""
-
-
-def diff_lines(old: list[bytes], new: list[bytes]) -> list[Hunk]:
-    """Changed runs of lines, in order: a true alignment, found in about linear time.
-
-    Equal runs are skipped by comparing list slices (in C, galloping); at a
-    difference, the sides resynchronise on the next line that occurs once on
-    each side. It need not be the minimal diff, only a true one: everything
-    outside the hunks is the same on both sides, which is all the callers
-    rely on.
-    """
-    lo1, hi1, lo2, hi2 = _trim(old, new, 0, len(old), 0, len(new))
-    if lo1 == hi1 and lo2 == hi2:
-        return []
-    if hi1 - lo1 + hi2 - lo2 <= _SMALL:
-        return [(lo1, hi1, lo2, hi2)]
-    once_old, once_new = Counter(old[lo1:hi1]), Counter(new[lo2:hi2])
-    where = dict(zip(new[lo2:hi2], range(lo2, hi2), strict=True))
-    hunks: list[Hunk] = []
-    i, j = lo1, lo2
-    while i < hi1 and j < hi2:
-        run = _equal_run(old, new, i, j, min(hi1 - i, hi2 - j))
-        i, j = i + run, j + run
-        if i >= hi1 or j >= hi2:
-            break
-        resync = _resync(old, i, hi1, j, once_old, once_new, where)
-        if resync is None:
-            break
-        hunks.append(_trim(old, new, i, resync[0], j, resync[1]))
-        i, j = resync
-    if i < hi1 or j < hi2:
-        hunks.append(_trim(old, new, i, hi1, j, hi2))
-    return hunks
-
-
-def _equal_run(old: list[bytes], new: list[bytes], i: int, j: int, limit: int) -> int:
-    """How many lines from old[i] and new[j] on are equal, found by galloping slices."""
-    n, step = 0, 1
-    while n < limit:
-        size = min(step, limit - n)
-        if old[i + n : i + n + size] == new[j + n : j + n + size]:
-            n, step = n + size, step * 2
-        elif size == 1:
-            break
-        else:
-            step = 1
-    return n
-
-
-def _resync(
-    old: list[bytes],
-    i: int,
-    hi: int,
-    j: int,
-    once_old: Counter[bytes],
-    once_new: Counter[bytes],
-    where: dict[bytes, int],
-) -> tuple[int, int] | None:
-    """The next (i, j) at or after (i, j) where a line occurring once on each side meets."""
-    for k in range(i, hi):
-        line = old[k]
-        if once_old[line] == 1 and once_new[line] == 1 and where[line] >= j:
-            return k, where[line]
-    return None
-
-
-def _trim(
-    old: list[bytes], new: list[bytes], lo1: int, hi1: int, lo2: int, hi2: int
-) -> tuple[int, int, int, int]:
-    """Shrink the ranges by their common head and tail (compared in C, by slices)."""
-    step = 64
-    while (
-        lo1 + step <= hi1 and lo2 + step <= hi2 and old[lo1 : lo1 + step] == new[lo2 : lo2 + step]
-    ):
-        lo1, lo2 = lo1 + step, lo2 + step
-    while lo1 < hi1 and lo2 < hi2 and old[lo1] == new[lo2]:
-        lo1, lo2 = lo1 + 1, lo2 + 1
-    while (
-        hi1 - step >= lo1 and hi2 - step >= lo2 and old[hi1 - step : hi1] == new[hi2 - step : hi2]
-    ):
-        hi1, hi2 = hi1 - step, hi2 - step
-    while hi1 > lo1 and hi2 > lo2 and old[hi1 - 1] == new[hi2 - 1]:
-        hi1, hi2 = hi1 - 1, hi2 - 1
-    return lo1, hi1, lo2, hi2
 
 
 # -- which statements to parse again --------------------------------------------

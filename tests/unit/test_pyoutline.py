@@ -7,7 +7,7 @@ from textwrap import dedent
 
 import pytest
 
-from repoherald.analysis import pyoutline
+from repoherald.analysis import linediff, pyoutline
 from repoherald.analysis.pyapi import public_api
 
 BASE = '''\
@@ -212,7 +212,7 @@ def test_size_limit_applies_to_the_new_version() -> None:
     assert pyoutline.derive(known[1], BASE.encode(), bigger, max_bytes=len(BASE) + 50) is None
 
 
-def _apply(old: list[bytes], new: list[bytes], hunks: list[pyoutline.Hunk]) -> list[bytes]:
+def _apply(old: list[bytes], new: list[bytes], hunks: list[linediff.Hunk]) -> list[bytes]:
     out: list[bytes] = []
     pos = 0
     for a0, a1, b0, b1 in hunks:
@@ -236,6 +236,6 @@ def test_line_diff_is_a_true_alignment() -> None:
             new = [
                 f"unique {i}\n".encode() if rng.random() < 0.2 else ln for i, ln in enumerate(new)
             ]
-        hunks = pyoutline.diff_lines(old, new)
+        hunks = linediff.diff_lines(old, new)
         assert _apply(old, new, hunks) == new
         assert all(h[0] < h[1] or h[2] < h[3] for h in hunks)
