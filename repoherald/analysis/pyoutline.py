@@ -108,12 +108,12 @@ def parse(source: bytes, max_bytes: int = MAX_BYTES) -> tuple[PublicApi, Outline
     with gc_paused():
         try:
             tree = parse_quietly(source)
-        except PARSE_ERRORS:
+            if not _plain(source):
+                return fold_api(api_events(tree.body)), None
+            lines = source.splitlines(keepends=True)
+            statements = tuple(_statement(node, lines, 0) for node in tree.body)
+        except PARSE_ERRORS:  # also from ast.unparse of a signature nested too deep
             return None
-        if not _plain(source):
-            return fold_api(api_events(tree.body)), None
-        lines = source.splitlines(keepends=True)
-        statements = tuple(_statement(node, lines, 0) for node in tree.body)
     outline = Outline(len(lines), statements)
     return outline.api(), outline
 
@@ -133,7 +133,10 @@ def derive(
     if len(old) != known.lines:
         return None
     with gc_paused():
-        return _reparse(known, diff_lines(old, new), new)
+        try:
+            return _reparse(known, diff_lines(old, new), new)
+        except PARSE_ERRORS:  # a signature too deep to unparse: the whole parse decides
+            return None
 
 
 def _reparse(known: Outline, hunks: list[Hunk], new: list[bytes]) -> Outline | None:

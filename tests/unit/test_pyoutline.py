@@ -184,6 +184,36 @@ def test_sources_whose_lines_python_reads_differently_are_parsed_whole(text: byt
     assert pyoutline.derive(known[1], plain, text) is None
 
 
+HOSTILE = [
+    b"def f(:\n",
+    b"def f(): pass\x00\n",
+    b"def f(): return '\xff\xfe'\n",
+    b"x = " + b"(" * 300 + b"1" + b")" * 300 + b"\n",
+    b"x = " + b"-" * 100_000 + b"1\n",
+    b"x = a" + b".b" * 100_000 + b"\n",
+    b"def f(x=" + b"+".join([b"1"] * 1_500) + b"): pass\n",
+    b"if a:\n pass\n" + b"elif b:\n pass\n" * 20_000,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_sources_are_unparsed_whole_and_never_derived(text: bytes) -> None:
+    assert pyoutline.parse(text) is None
+    assert public_api(text) is None
+    plain = b"import os\n\n\ndef g():\n    return 1\n"
+    known = pyoutline.parse(plain)
+    assert known is not None and known[1] is not None
+    assert pyoutline.derive(known[1], plain, plain + text) is None
+
+
+def test_a_signature_too_deep_to_print_is_not_derived() -> None:
+    deep = b"def f(x=" + b"+".join([b"1"] * 1_500) + b"):\n    pass\n"
+    plain = b"def f(x=1):\n    pass\n"
+    known = pyoutline.parse(plain)
+    assert known is not None and known[1] is not None
+    assert pyoutline.derive(known[1], plain, deep) is None
+
+
 def test_inline_bodies_are_reparsed_as_statements() -> None:
     before = "def f(): return 1\nclass C: x = 1\ndef g(x):\n    return x\n"
     after = "def f(): return 2\nclass C: x = 2\ndef g(x, y):\n    return x\n"
