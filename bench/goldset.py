@@ -31,7 +31,7 @@ from typing import Any
 
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.models import Commit, FileChange, FileStatus, Person
-from repoherald.pipeline.run import MAX_BLOB_BYTES
+from repoherald.pipeline.analyse import MAX_BLOB_BYTES
 from repoherald.sources.git.repo import GitRepo, open_local
 
 GOLD_DIR = Path(__file__).parent / "gold"

@@ -33,6 +33,7 @@ from bench import goldset
 from bench.goldset import LABELS, CommitInputs, GoldCommit
 from bench.scores import accuracy, class_scores, confusion, macro_f1
 from repoherald.analysis.rules import RuleAnalyser
+from repoherald.i18n import localise
 from repoherald.models import Commit, Facts
 
 TARGETS = {"accuracy": 0.80, "macro_f1": 0.75, "high_recall": 0.85, "high_precision": 0.60}
@@ -52,16 +53,15 @@ class Verdict:
 
 
 def make_rules() -> RuleAnalyser:
-    """The analyser under test, as the pipeline builds it (English reasons read best here)."""
-    return RuleAnalyser("en")
+    """The analyser under test, as the pipeline builds it."""
+    return RuleAnalyser()
 
 
 def judge(rules: RuleAnalyser, commit: Commit, facts: Facts) -> Verdict:
-    """Run the rules on one commit's facts."""
+    """Run the rules on one commit's facts; reasons are rendered in English."""
     analysis = rules.analyse(commit, facts)
-    return Verdict(
-        analysis.change_type.value, analysis.importance.value, tuple(map(str, analysis.reasons))
-    )
+    reasons = tuple(localise("en", reason) for reason in analysis.reasons)
+    return Verdict(analysis.change_type.value, analysis.importance.value, reasons)
 
 
 # -- running -----------------------------------------------------------------
@@ -91,7 +91,7 @@ def from_cache(path: Path) -> dict[str, Verdict]:
 
 
 def from_mirrors(mirrors: Path, gold: list[GoldCommit]) -> dict[str, Verdict]:
-    from repoherald.pipeline.run import MAX_BLOB_BYTES
+    from repoherald.pipeline.analyse import MAX_BLOB_BYTES
 
     repos = list(dict.fromkeys(g.repo for g in gold))
     gits = {repo: goldset.open_mirror(mirrors, repo) for repo in repos}
