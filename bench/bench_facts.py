@@ -74,12 +74,14 @@ def cpu_seconds() -> float:
 
 
 def timed(action: Callable[[], object]) -> Timing:
+    """Wall-clock and CPU seconds of one call."""
     wall, cpu = time.perf_counter(), cpu_seconds()
     action()
     return Timing(time.perf_counter() - wall, cpu_seconds() - cpu)
 
 
 def git(repo: Path, *args: str) -> str:
+    """Stdout of a git command in ``repo`` (a git directory)."""
     return subprocess.run(
         ["git", f"--git-dir={repo}", *args], capture_output=True, check=True, text=True
     ).stdout
@@ -104,6 +106,7 @@ def default_range(repo: Path, days: int) -> tuple[date, date]:
 
 
 def git_log(repo: Path, spec: str) -> None:
+    """The yardstick: every patch of the range along the first-parent chain, discarded."""
     subprocess.run(
         ["git", f"--git-dir={repo}", "log", "-p", "--first-parent", spec],
         stdout=subprocess.DEVNULL,
@@ -195,6 +198,8 @@ def report(
     first: Timing,
     cached: Timing,
 ) -> None:
+    """Print ms per commit, the ratios to git cold, and PASS/FAIL per target."""
+
     def row(name: str, t: Timing, n: int, note: str = "") -> str:
         return f"{name:<34}{t.wall * 1000 / n:9.2f}{t.cpu * 1000 / n:16.2f}{note}"
 

@@ -86,11 +86,13 @@ def verdicts(
 
 
 def from_cache(path: Path) -> dict[str, Verdict]:
+    """Verdicts computed from the committed input cache (no git needed)."""
     inputs, blobs = goldset.load_cache(path)
     return verdicts(inputs, lambda _repo, oid: blobs.get(oid))
 
 
 def from_mirrors(mirrors: Path, gold: list[GoldCommit]) -> dict[str, Verdict]:
+    """Verdicts computed from the bare mirrors, read as the pipeline reads a repository."""
     from repoherald.pipeline.analyse import MAX_BLOB_BYTES
 
     repos = list(dict.fromkeys(g.repo for g in gold))
