@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.settings import LlmSettings
+from repoherald.publish.layout import template_validator
 from repoherald.redact import register, secret_env
 from repoherald.sources.locations import is_local_path
 
@@ -87,8 +88,13 @@ class _ReportFile(BaseModel):
     )
     path: str | None = Field(
         default=None,
-        description="Path template: {year}, {month}, {date}, {name}; .md/.json appended.",
+        description="Path template: {year}, {month}, {day}, {date}, {name}; .md/.json appended.",
     )
+
+    @field_validator("path")
+    @classmethod
+    def _valid_template(cls, value: str | None) -> str | None:
+        return template_validator(value) if value is not None else None
 
 
 class _LlmFile(BaseModel):
@@ -468,8 +474,6 @@ def build_settings(
         out_dir = (cwd if out else base) / out_dir
 
     template = file_cfg.report.path or DEFAULT_PATH_TEMPLATE
-    if "{date}" not in template:
-        raise ConfigError("report.path must contain {date}: each day needs its own file")
 
     _check_llm_limits(llm_concurrency, llm_token_budget)
     llm = (

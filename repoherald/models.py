@@ -268,6 +268,9 @@ class RepoSection:
     error: str | None = None
     notes: tuple[Message, ...] = ()
     """Remarks on how the repository was read (e.g. a stale local clone)."""
+    identity: str = ""
+    """What was read (a clone URL without credentials, or a resolved path): the archive
+    uses it to tell two repositories with the same name apart."""
 
 
 @dataclass(frozen=True, slots=True)

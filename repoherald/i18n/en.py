@@ -218,4 +218,16 @@ CATALOGUE: dict[str, str] = {
     "llm.fell_back": "; {n} commits have no model analysis and show the rules analysis",
     # -- Errors shown in the report.
     "error.analysis_failed": "analysis failed",
+    # -- Report: a section without a web URL says how to get links.
+    "no_links": "ℹ️ SHAs and PR numbers are not links: set `web_url` for this repository"
+    " (or give it an origin remote on GitHub, GitLab or Codeberg) to turn them into links.",
+    # -- Archive index (index.md at the root of the archive).
+    "index.title": "Report index",
+    "index.intro": "Every report in the archive, newest first.",
+    "index.empty": "The archive has no reports yet.",
+    "index.col_date": "Date",
+    "index.col_repo": "Repository",
+    "index.col_lang": "Language",
+    "index.col_commits": "Commits",
+    "index.failed": "failed to read",
 }

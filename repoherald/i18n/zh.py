@@ -209,4 +209,16 @@ CATALOGUE: dict[str, str] = {
     "llm.fell_back": "；{n} 个提交没有模型分析，显示规则分析",
     # -- Errors shown in the report.
     "error.analysis_failed": "分析失败",
+    # -- Report: a section without a web URL says how to get links.
+    "no_links": "ℹ️ SHA 与 PR 编号没有链接：为该仓库设置 `web_url`"
+    "（或让它有一个 GitHub、GitLab、Codeberg 上的 origin 远程仓库）即可生成链接。",
+    # -- Archive index (index.md at the root of the archive).
+    "index.title": "报告索引",
+    "index.intro": "归档中的全部报告，最新的在前。",
+    "index.empty": "归档中还没有报告。",
+    "index.col_date": "日期",
+    "index.col_repo": "仓库",
+    "index.col_lang": "语言",
+    "index.col_commits": "提交",
+    "index.failed": "读取失败",
 }

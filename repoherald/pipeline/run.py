@@ -24,7 +24,9 @@ from repoherald.llm.analyser import LlmAnalyser
 from repoherald.models import DayReport, Entry, Importance, RepoSection, Text
 from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm
 from repoherald.pipeline.events import Emitter, EventSink
-from repoherald.publish.archive import report_path, safe_component, write_atomic
+from repoherald.publish import registry as publishers
+from repoherald.publish.base import Publication, join_identities, source_identity
+from repoherald.publish.layout import safe_component
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
@@ -237,6 +239,11 @@ def _broken_state(cfg: RepoConfig, error: str) -> RepoRun:
     return RepoRun(cfg, registry.display_name(cfg), cfg.branch or "?", None, error=error)
 
 
+def _identity(st: RepoRun) -> str:
+    """What this repository is, for the archive's same-name check (never credentials)."""
+    return source_identity(st.source.info.identity if st.source is not None else st.config.source)
+
+
 def _report_name(settings: Settings, states: list[RepoRun]) -> str:
     if settings.report_name:
         return settings.report_name
@@ -266,6 +273,9 @@ def _report_days(
     llm = LlmAnalyser(settings.llm, settings.lang) if settings.llm else None
     now = datetime.now(UTC)
     name = _report_name(settings, states)
+    archive = publishers.create(
+        {"type": "archive", "out": settings.out_dir, "path": settings.path_template}
+    ).publisher
     written: list[Path] = []
     summaries: list[DaySummary] = []
     for d in report_days:
@@ -281,7 +291,15 @@ def _report_days(
             per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
         analysers = _analysers(rules, llm, per_repo)
         sections = [
-            RepoSection(st.name, st.branch, st.web_url, tuple(entries), st.error, _notes(st, d))
+            RepoSection(
+                st.name,
+                st.branch,
+                st.web_url,
+                tuple(entries),
+                st.error,
+                _notes(st, d),
+                identity=_identity(st),
+            )
             for st, entries in zip(states, per_repo, strict=True)
         ]
         report = DayReport(
@@ -296,14 +314,13 @@ def _report_days(
             version=__version__,
             as_of=now.astimezone(settings.tz) if d == settings.selection.today else None,
         )
-        md_path = report_path(settings.out_dir, settings.path_template, name, d, "md")
-        json_path = report_path(settings.out_dir, settings.path_template, name, d, "json")
         with events.stage("render", day=d):
             view = build_view(report)
             markdown, twin = render_markdown(view), render_json(view)
+        identity = join_identities([s.identity for s in sections])
+        item = Publication(name, identity, d, settings.lang, markdown, twin, report)
         with events.stage("publish", day=d):
-            write_atomic(md_path, markdown)
-            write_atomic(json_path, twin)
+            md_path, json_path = archive.publish(item).paths
         written.extend([md_path, json_path])
         high = sum(e.analysis.importance is Importance.HIGH for e in report.entries)
         store.record_report(

@@ -41,6 +41,7 @@ def report_to_dict(view: ReportView) -> dict[str, Any]:
 def _repo(s: SectionView) -> dict[str, Any]:
     return {
         "name": s.name,
+        "source_id": s.identity or None,
         "branch": s.branch,
         "web_url": s.web_url,
         "error": s.error,

@@ -153,6 +153,8 @@ class SectionView:
     """First-parent order, newest first."""
     groups: tuple[GroupView, ...]
     """Non-empty importance groups, high first."""
+    identity: str = ""
+    """What was read (``source_id`` in the JSON twin; see :class:`RepoSection`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +315,7 @@ def _section(s: RepoSection, lang: str, tz: ZoneInfo, slugger: Slugger) -> Secti
         web_url=s.web_url,
         error=s.error,
         notes=tuple(localise(lang, n) for n in s.notes),
+        identity=s.identity,
         anchor=anchor,
         stats=_stats(s.entries, lang),
         stats_anchor=stats_anchor,

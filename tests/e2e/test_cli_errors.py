@@ -292,7 +292,7 @@ def test_failed_rewrite_leaves_old_report_intact(
     out = tmp_path / "out"
     first = run(tmp_path, "--repo", str(repo.path), "--date", DAY, "--tz", "UTC", out=out)
     assert first.returncode == 0, first.stderr
-    (md,) = out.rglob("*.md")
+    (md,) = out.glob("*/*/*.md")
     before = {p: p.read_bytes() for p in md.parent.iterdir()}
     _make_unwritable(md.parent, request)
     proc = run(tmp_path, "--repo", str(repo.path), "--date", DAY, "--tz", "UTC", out=out)
@@ -339,7 +339,7 @@ def test_one_unreadable_repository_among_several(tmp_path: Path, repo: GitFixtur
     assert "Traceback" not in proc.stderr
     failed = [ln for ln in proc.stderr.splitlines() if ln.startswith("repoherald: failed: ")]
     assert len(failed) == 1 and bad in failed[0]
-    (md,) = (tmp_path / "out").rglob("*.md")
+    (md,) = (tmp_path / "out").glob("*/*/*.md")
     text = md.read_text(encoding="utf-8")
     assert "本日共 1 个提交" in text
     assert "无法读取该仓库" in text

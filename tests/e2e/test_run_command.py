@@ -51,7 +51,7 @@ def test_one_report_per_repository_day_and_a_broken_repository_is_contained(
     assert code == 1, err
     year = YESTERDAY.year
     alpha = workspace / f"reports/{year}/alpha/{YESTERDAY}.md"
-    beta = workspace / f"reports/{year}/beta/{YESTERDAY}.md"
+    beta = workspace / f"reports/{year}/beta/{YESTERDAY}.en.md"  # not the main language
     assert alpha.is_file() and beta.is_file()
     assert str(alpha) in out and str(beta) in out
     assert "ghost" in err and "failed" in err

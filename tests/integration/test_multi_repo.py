@@ -65,7 +65,7 @@ def test_broken_repo_is_marked_and_fails_the_run(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
-    (md_path,) = (tmp_path / "out").rglob("*.md")
+    (md_path,) = (tmp_path / "out").glob("*/*/*.md")
     md = md_path.read_text(encoding="utf-8")
     assert "Add things" in md, "the healthy repository is still reported"
     assert "❌" in md and "cannot clone" in md, "the failure is said on the page"

@@ -1,0 +1,171 @@
+"""The ``Publisher`` protocol: where a finished repository-day goes (archive, issue, chat, mail).
+
+A publisher is one class in one module. It names its config ``type``, brings
+an ``Options`` pydantic model that validates its ``[[publish]]`` table
+(unknown keys are errors, not silently ignored), says which environment
+variables it needs — by *name*: secrets never live in the configuration —
+and turns a :class:`Publication` into a :class:`Delivery`. Built-in
+publishers register in :mod:`repoherald.publish.registry` exactly as a
+third-party one would.
+
+``publish`` raises :class:`~repoherald.errors.PublishError` when it cannot
+deliver; :func:`deliver` turns that into a failed :class:`Delivery`, so a
+loop over many targets can record the failure and carry on with the others.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from repoherald.errors import PublishError
+from repoherald.models import DayReport
+from repoherald.redact import redact, strip_userinfo
+
+
+class PublisherOptions(BaseModel):
+    """Base of every publisher's options: frozen, and unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """One rendered repository-day, ready to deliver.
+
+    Both texts are rendered before any publisher runs, so a publisher that
+    writes both (the archive) never has to render between its two writes.
+    """
+
+    name: str
+    """The repository's report name (its archive folder, e.g. ``vllm``)."""
+    identity: str
+    """A stable id of what was read (a clone URL without credentials, or a resolved
+    path; the identities of a combined report joined by :func:`join_identities`).
+    Two repositories with the same name have different identities."""
+    day: date
+    lang: str
+    markdown: str
+    json: str
+    report: DayReport
+
+    def content_hash(self) -> str:
+        """What the report says, ignoring when it was generated (see :func:`content_hash`)."""
+        return content_hash(self.markdown, self.json)
+
+
+class Status(StrEnum):
+    SENT = "sent"
+    UNCHANGED = "unchanged"
+    """Delivered before with the same content hash."""
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What a publisher did with one publication."""
+
+    status: Status
+    remote_id: str | None = None
+    """Where it went: the report's path in the archive, an issue number, a message id."""
+    content_hash: str = ""
+    message: str = ""
+    """One line for the run summary (redacted)."""
+    paths: tuple[Path, ...] = ()
+    """Local files written, if any (the archive's ``.md`` and ``.json``)."""
+
+
+@runtime_checkable
+class Publisher(Protocol):
+    """Delivers publications to one configured target (one ``[[publish]]`` table)."""
+
+    type: ClassVar[str]
+    """The ``type`` value of its ``[[publish]]`` tables, e.g. ``archive``."""
+    Options: ClassVar[builtins.type[PublisherOptions]]
+    """Validates the table (without the keys every target shares: ``type``, ``repos``)."""
+
+    def __init__(self, options: Any) -> None:
+        """Take validated options; no network or file access here."""
+        ...
+
+    @classmethod
+    def env_vars(cls, options: Any) -> tuple[str, ...]:
+        """Names (never values) of the environment variables these options need."""
+        ...
+
+    def publish(self, item: Publication) -> Delivery:
+        """Deliver ``item``; raise :class:`PublishError` with one line when it cannot."""
+        ...
+
+
+def deliver(publisher: Publisher, item: Publication) -> Delivery:
+    """``publisher.publish(item)``, with a delivery failure returned rather than raised."""
+    try:
+        return publisher.publish(item)
+    except PublishError as exc:
+        return Delivery(Status.FAILED, content_hash=item.content_hash(), message=redact(str(exc)))
+
+
+IDENTITY_SEPARATOR = " + "
+
+
+def source_identity(raw: str) -> str:
+    """The identity recorded for a source: credentials removed, no trailing ``/`` or ``.git``."""
+    text = redact(strip_userinfo(raw.strip()))
+    text = re.sub(r"^([\w.-]+)@(?=[\w.-]+:)", "", text)  # scp form: git@host:path
+    text = text.rstrip("/")
+    return text[:-4] if text.endswith(".git") and len(text) > 4 else text
+
+
+def join_identities(identities: list[str]) -> str:
+    """The identity of a report that combines several repositories, in section order."""
+    return IDENTITY_SEPARATOR.join(identities)
+
+
+def same_identity(a: str, b: str) -> bool:
+    """True when two recorded identities name the same source (or the same set of them).
+
+    The scheme, credentials, host case, a trailing ``.git`` or ``/`` do not
+    count, so ``https://github.com/o/n.git`` and ``ssh://github.com/o/n``
+    are one repository.
+    """
+    return _identity_key(a) == _identity_key(b)
+
+
+def _identity_key(identity: str) -> list[str]:
+    keys = []
+    for one in identity.split(IDENTITY_SEPARATOR):
+        text = source_identity(one)
+        m = re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://([^/]*)(.*)$", text) or re.match(
+            r"^([\w.-]+):(?!//)(.+)$", text
+        )
+        if m and not re.match(r"^[a-zA-Z]:[\\/]", text):  # not a Windows drive letter
+            host, path = m.group(1).lower(), m.group(2).strip("/")
+            text = f"{host}/{path}"
+        keys.append(text)
+    return sorted(keys)
+
+
+_GENERATED_MD = re.compile(r"^> (?:生成时间：|Generated: )[^\n]*$", re.MULTILINE)
+_GENERATED_JSON = re.compile(r'"generated_at": ?"[^"]*"')
+
+
+def content_hash(markdown: str, json_text: str) -> str:
+    """SHA-256 of a report pair without its "generated" line and ``generated_at`` value.
+
+    Two runs of an unchanged day give the same hash, so a re-run can tell
+    "nothing new" from "the report changed".
+    """
+    digest = hashlib.sha256()
+    digest.update(_GENERATED_MD.sub("", markdown, count=1).encode("utf-8"))
+    digest.update(b"\0")
+    digest.update(_GENERATED_JSON.sub("", json_text, count=1).encode("utf-8"))
+    return digest.hexdigest()

@@ -1,0 +1,111 @@
+"""Where a report lives in the archive: the path template and the file names it produces.
+
+The template is user input (``[report] path``), so it is checked when the
+configuration is read — a bad one must not cost a whole analysed day at
+write time — and filled by our own substitution rather than ``str.format``,
+which would allow ``{name.__class__}`` and friends. Only the documented
+fields exist; they take no format spec, conversion, attribute or index.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from datetime import date
+from pathlib import Path
+
+from pydantic_core import PydanticCustomError
+
+from repoherald.errors import ConfigError
+
+FIELDS = ("year", "month", "day", "date", "name")
+"""The template fields: ``{year}`` 2026, ``{month}`` 08, ``{day}`` 20, ``{date}`` 2026-08-20,
+``{name}`` the repository's folder name."""
+
+_FIELD_LIST = ", ".join("{" + f + "}" for f in FIELDS)
+
+
+def _pieces(template: str) -> list[tuple[str, str | None]]:
+    """(literal text, field name or None) pairs; raises ValueError naming the first problem."""
+    if not template.strip():
+        raise ValueError("the path template is empty: use e.g. {year}/{name}/{date}")
+    if any(ord(ch) < 0x20 for ch in template):
+        raise ValueError("the path template contains a control character (NUL, newline): remove it")
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError:
+        raise ValueError(
+            "the path template has an unbalanced brace: write fields as {date}, a literal brace"
+            " as {{ or }}"
+        ) from None
+    pieces: list[tuple[str, str | None]] = []
+    for literal, field, spec, conversion in parsed:
+        if field is not None and (field not in FIELDS or spec or conversion):
+            shown = "{" + field + (f"!{conversion}" if conversion else "")
+            shown += (f":{spec}" if spec else "") + "}"
+            raise ValueError(f"the path template field {shown} is not allowed: use {_FIELD_LIST}")
+        pieces.append((literal, field))
+    return pieces
+
+
+def check_template(template: str) -> str:
+    """Return ``template`` if it is a valid path template, else raise ValueError saying why.
+
+    Besides well-formed fields it must contain ``{date}`` (each day needs its
+    own file) and stay inside the archive (no ``..`` segment).
+    """
+    pieces = _pieces(template)
+    if "date" not in {field for _, field in pieces}:
+        raise ValueError("the path template must contain {date}: each day needs its own file")
+    if ".." in re.split(r"[/\\]", template):
+        raise ValueError("the path template must stay inside the archive: remove the '..' segment")
+    return template
+
+
+def template_validator(value: str) -> str:
+    """:func:`check_template` for a pydantic field: the message without a "Value error" prefix."""
+    try:
+        return check_template(value)
+    except ValueError as exc:
+        raise PydanticCustomError("path_template", str(exc)) from None
+
+
+def safe_component(name: str) -> str:
+    """A file-name-safe version of a repository or report name (never empty)."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip(".-")
+    return cleaned[:80] or "report"
+
+
+def fill_template(template: str, name: str, day: date) -> str:
+    """The template with its fields replaced; ``name`` is made file-name-safe first."""
+    try:
+        pieces = _pieces(template)
+    except ValueError as exc:
+        raise ConfigError(f"report path template {template!r}: {exc}") from None
+    values = {
+        "year": f"{day.year:04d}",
+        "month": f"{day.month:02d}",
+        "day": f"{day.day:02d}",
+        "date": day.isoformat(),
+        "name": safe_component(name),
+    }
+    return "".join(lit + (values[field] if field else "") for lit, field in pieces)
+
+
+def report_path(
+    out_dir: Path, template: str, name: str, day: date, suffix: str, tag: str | None = None
+) -> Path:
+    """``out/<template>[.<tag>].<suffix>``.
+
+    The suffix is appended, never substituted: ``with_suffix`` would turn
+    ``…/vue.js`` and ``…/vue.ts`` into the same ``…/vue.md``. ``tag`` is the
+    language of a report that is not in the archive's main language
+    (``2026-08-20.en.md``), so two languages of one day never overwrite each
+    other.
+    """
+    parts = [p for p in fill_template(template, name, day).split("/") if p not in ("", ".", "..")]
+    if not parts:
+        parts = [day.isoformat()]
+    middle = f".{safe_component(tag)}" if tag else ""
+    parts[-1] = f"{parts[-1]}{middle}.{suffix}"
+    return out_dir.joinpath(*parts)

@@ -1,0 +1,92 @@
+"""Publishers by config ``type``: a plain dict, no discovery magic.
+
+Built-in publishers register themselves here on first use (see
+:func:`_load_builtins`) through the same :func:`register` a third-party
+publisher calls before the pipeline runs; nothing is special-cased.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from repoherald.config import describe_validation_error
+from repoherald.errors import ConfigError
+from repoherald.publish.base import Publisher
+
+_PUBLISHERS: dict[str, type[Publisher]] = {}
+
+SHARED_KEYS = ("type", "repos")
+"""Keys of a ``[[publish]]`` table that every target has; the rest belong to its Options."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One configured ``[[publish]]`` entry, validated and ready to publish."""
+
+    type: str
+    publisher: Publisher
+    repos: tuple[str, ...] | None = None
+    """Only these repositories (by name); None for all."""
+
+
+def register(cls: type[Publisher]) -> type[Publisher]:
+    """Make ``cls`` available under ``cls.type`` (usable as a class decorator)."""
+    _PUBLISHERS[cls.type] = cls
+    return cls
+
+
+def known_types() -> list[str]:
+    """Every registered ``type``, sorted."""
+    _load_builtins()
+    return sorted(_PUBLISHERS)
+
+
+def get(type_name: str) -> type[Publisher]:
+    """The publisher class registered as ``type_name``."""
+    _load_builtins()
+    cls = _PUBLISHERS.get(type_name)
+    if cls is None:
+        known = ", ".join(known_types())
+        raise ConfigError(f"unknown publisher type {type_name!r}: known types are {known}")
+    return cls
+
+
+def create(table: Mapping[str, Any], where: str = "publish") -> Target:
+    """Validate one ``[[publish]]`` table and build its publisher.
+
+    ``where`` locates the table in messages (``publish.1``). Raises
+    :class:`ConfigError` for an unknown type, a key the publisher does not
+    know, a bad value, or an environment variable it needs that is not set.
+    """
+    data = dict(table)
+    type_name = data.pop("type", None)
+    repos = data.pop("repos", None)
+    if not isinstance(type_name, str):
+        raise ConfigError(f"{where}: set `type` to one of {', '.join(known_types())}")
+    cls = get(type_name)
+    if repos is not None and not (
+        isinstance(repos, list) and all(isinstance(r, str) and r for r in repos)
+    ):
+        raise ConfigError(f"{where} ({type_name}): `repos` must be a list of repository names")
+    try:
+        options = cls.Options.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{where} ({type_name}): {describe_validation_error(exc)}") from None
+    for name in cls.env_vars(options):
+        if not os.environ.get(name):
+            raise ConfigError(
+                f"{where} ({type_name}): environment variable {name} is not set: export it"
+            )
+    return Target(type_name, cls(options), tuple(repos) if repos is not None else None)
+
+
+def _load_builtins() -> None:
+    if "archive" not in _PUBLISHERS:
+        from repoherald.publish.archive import ArchivePublisher
+
+        register(ArchivePublisher)
