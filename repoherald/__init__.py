@@ -26,12 +26,16 @@ from repoherald.errors import (
 )
 from repoherald.pipeline.events import Event
 from repoherald.pipeline.run import RunResult, run
+from repoherald.publish.base import Delivery, Publication, Publisher
 from repoherald.sources.base import Source, SourceContext, SourceInfo
 
 __all__ = [
     "ConfigError",
+    "Delivery",
     "Event",
+    "Publication",
     "PublishError",
+    "Publisher",
     "RepoheraldError",
     "RunResult",
     "Settings",

@@ -63,6 +63,8 @@ class Publication:
 
 
 class Status(StrEnum):
+    """What became of a publication at one target."""
+
     SENT = "sent"
     UNCHANGED = "unchanged"
     """Delivered before with the same content hash."""
