@@ -39,7 +39,7 @@ from repoherald.publish.base import (
     join_identities,
     same_identity,
 )
-from repoherald.publish.index import update_index
+from repoherald.publish.index import entry_from_twin, update_index
 from repoherald.publish.layout import report_path, safe_component, template_validator
 from repoherald.redact import redact
 
@@ -94,11 +94,20 @@ class ArchivePublisher:
         sweep_stale(md_path.parent)
         write_files([(json_path, item.json), (md_path, item.markdown)])
         if self.options.index:
-            rel_json = json_path.relative_to(self.options.out).as_posix()
-            update_index(self.options.out, self.options.lang, frozenset({rel_json}))
+            self._update_index(item, json_path)
         rel = md_path.relative_to(self.options.out).as_posix()
         status = Status.UNCHANGED if previous == new_hash else Status.SENT
         return Delivery(status, rel, new_hash, f"archive: {rel}", (md_path, json_path))
+
+    def _update_index(self, item: Publication, json_path: Path) -> None:
+        rel_json = json_path.relative_to(self.options.out).as_posix()
+        size = len(item.json.encode("utf-8"))
+        try:
+            entry = entry_from_twin(json.loads(item.json), rel_json, size)
+        except ValueError:
+            entry = None
+        fresh = {rel_json: entry} if entry is not None else {}
+        update_index(self.options.out, self.options.lang, fresh)
 
     def _previous_hash(self, item: Publication, md_path: Path, json_path: Path) -> str | None:
         """The content hash of the pair already at the target, after checking whose it is."""

@@ -11,6 +11,9 @@ renamed over the target in one step. Three things matter besides atomicity:
   every temporary file first, then renames them in the order given, so a
   kill leaves each target either old or new, and the targets renamed first
   are never behind the ones renamed later.
+- **Synced before the rename**, so a crash never leaves an empty file behind a
+  new name. The directory is not synced: a power cut may lose the newest
+  rename (the old file stays), which the next run redoes.
 - **Temporary files are recognisable** — ``.<name>.repoherald-tmp-<pid>-<random>`` —
   so a later run removes those of a writer that was killed
   (:func:`sweep_stale`) instead of leaving them for ``git add -A``.
@@ -52,43 +55,32 @@ def _cannot_write(path: Path, exc: OSError) -> PublishError:
     )
 
 
-def _write_temp(path: Path, text: str) -> Path:
-    """Write ``text`` to a new temporary sibling of ``path``, synced; return its path."""
+def _write_temp(path: Path, text: str, sync: bool) -> Path:
+    """Write ``text`` to a new temporary sibling of ``path`` (synced if asked); return its path."""
     tmp = temp_path(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(tmp, flags, 0o666)  # the umask applies, as for any other writer
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return tmp
 
 
-def _sync_dir(directory: Path) -> None:
-    """Make the renames in ``directory`` durable (best effort: not every filesystem allows it)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def write_files(files: Sequence[tuple[Path, str]]) -> None:
+def write_files(files: Sequence[tuple[Path, str]], *, sync: bool = True) -> None:
     """Write every ``(path, text)`` atomically, renaming them in the order given.
 
     All temporary files are written before the first rename, so a failure
     while writing (full disk, read-only directory) changes no target. If a
     rename fails, the targets already renamed that did not exist before are
-    removed again, and no temporary file is left behind.
+    removed again, and no temporary file is left behind. ``sync=False`` skips
+    the fsync for files that are cheap to rebuild (the index): the rename is
+    still atomic for readers and after a kill.
     """
     temps: list[tuple[Path, Path]] = []
     renamed: list[tuple[Path, bool]] = []
@@ -97,7 +89,7 @@ def write_files(files: Sequence[tuple[Path, str]]) -> None:
         for path, text in files:
             current = path
             path.parent.mkdir(parents=True, exist_ok=True)
-            temps.append((_write_temp(path, text), path))
+            temps.append((_write_temp(path, text, sync), path))
         for tmp, path in temps:
             current = path
             existed = os.path.lexists(path)
@@ -109,8 +101,6 @@ def write_files(files: Sequence[tuple[Path, str]]) -> None:
     except BaseException:
         _undo(temps, renamed)
         raise
-    for directory in dict.fromkeys(path.parent for path, _ in files):
-        _sync_dir(directory)
 
 
 def _undo(temps: list[tuple[Path, Path]], renamed: list[tuple[Path, bool]]) -> None:

@@ -158,6 +158,22 @@ def _identity_key(identity: str) -> list[str]:
 
 _GENERATED_MD = re.compile(r"^> (?:生成时间：|Generated: )[^\n]*$", re.MULTILINE)
 _GENERATED_JSON = re.compile(r'"generated_at": ?"[^"]*"')
+_HEAD = 4096
+"""Both stamps sit near the top of their file; only this much is searched for them."""
+
+
+def _update_without(digest: Any, text: str, stamp: re.Pattern[str]) -> None:
+    """Hash ``text`` minus the first match of ``stamp`` in its head (to the end of its line)."""
+    m = stamp.search(text, 0, _HEAD)
+    if m is None:
+        digest.update(text.encode("utf-8"))
+        return
+    end = m.end()
+    if text[m.start()] == ">":  # the Markdown line: cut to its real end, past the head
+        newline = text.find("\n", m.start())
+        end = len(text) if newline < 0 else newline
+    digest.update(text[: m.start()].encode("utf-8"))
+    digest.update(text[end:].encode("utf-8"))
 
 
 def content_hash(markdown: str, json_text: str) -> str:
@@ -167,7 +183,7 @@ def content_hash(markdown: str, json_text: str) -> str:
     "nothing new" from "the report changed".
     """
     digest = hashlib.sha256()
-    digest.update(_GENERATED_MD.sub("", markdown, count=1).encode("utf-8"))
+    _update_without(digest, markdown, _GENERATED_MD)
     digest.update(b"\0")
-    digest.update(_GENERATED_JSON.sub("", json_text, count=1).encode("utf-8"))
+    _update_without(digest, json_text, _GENERATED_JSON)
     return digest.hexdigest()

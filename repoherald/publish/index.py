@@ -92,18 +92,21 @@ def _twins(out_dir: Path) -> list[tuple[str, int]]:
     return found
 
 
-def collect(out_dir: Path, fresh: frozenset[str] = frozenset()) -> list[IndexEntry]:
+def collect(out_dir: Path, fresh: dict[str, IndexEntry]) -> list[IndexEntry]:
     """Every complete report pair in ``out_dir``, newest first.
 
-    ``fresh`` names twins (relative paths) to re-read even if their size is unchanged.
+    ``fresh`` holds entries known to be current (the twins just written), by relative path.
     """
     previous = _load_previous(out_dir / INDEX_JSON)
     entries: list[IndexEntry] = []
     for rel, size in _twins(out_dir):
         if not (out_dir / (rel[: -len(".json")] + ".md")).is_file():
             continue
+        if rel in fresh:
+            entries.append(fresh[rel])
+            continue
         cached = previous.get(rel)
-        if cached is not None and cached.bytes == size and rel not in fresh:
+        if cached is not None and cached.bytes == size:
             entries.append(cached)
             continue
         try:
@@ -160,12 +163,25 @@ def render_index_md(entries: list[IndexEntry], lang: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def update_index(out_dir: Path, lang: str, fresh: frozenset[str] = frozenset()) -> list[Path]:
-    """Rebuild ``index.json`` then ``index.md`` in ``out_dir``; return their paths."""
+def update_index(
+    out_dir: Path, lang: str, fresh: dict[str, IndexEntry] | None = None
+) -> list[Path]:
+    """Rebuild ``index.json`` then ``index.md`` in ``out_dir`` if they changed; return their paths.
+
+    ``fresh`` holds the entries of twins just written (by relative path): they
+    are taken as they are instead of being read back.
+    """
     sweep_stale(out_dir)
-    entries = collect(out_dir, fresh)
+    entries = collect(out_dir, fresh or {})
     json_path, md_path = out_dir / INDEX_JSON, out_dir / INDEX_MD
-    write_files(
-        [(json_path, render_index_json(entries)), (md_path, render_index_md(entries, lang))]
-    )
+    files = [(json_path, render_index_json(entries)), (md_path, render_index_md(entries, lang))]
+    if any(_differs(path, text) for path, text in files):
+        write_files(files, sync=False)  # derived data: rebuilt by the next write if lost
     return [md_path, json_path]
+
+
+def _differs(path: Path, text: str) -> bool:
+    try:
+        return path.read_text(encoding="utf-8") != text
+    except (OSError, UnicodeDecodeError):
+        return True
