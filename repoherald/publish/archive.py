@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import re
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
@@ -35,11 +36,11 @@ from repoherald.publish.base import (
     Publication,
     PublisherOptions,
     Status,
-    content_hash,
+    content_hash_bytes,
     join_identities,
     same_identity,
 )
-from repoherald.publish.index import entry_from_twin, update_index
+from repoherald.publish.index import ArchiveIndex, entry_from_report
 from repoherald.publish.layout import report_path, safe_component, template_validator
 from repoherald.redact import redact
 
@@ -75,6 +76,7 @@ class ArchivePublisher:
 
     def __init__(self, options: ArchiveOptions) -> None:
         self.options = options
+        self._index = ArchiveIndex(options.out, options.lang)
 
     @classmethod
     def env_vars(cls, options: Any) -> tuple[str, ...]:
@@ -89,42 +91,32 @@ class ArchivePublisher:
 
     def publish(self, item: Publication) -> Delivery:
         md_path, json_path = self.paths(item)
+        md_data, json_data = item.markdown.encode("utf-8"), item.json.encode("utf-8")
         previous = self._previous_hash(item, md_path, json_path)
-        new_hash = item.content_hash()
+        new_hash = content_hash_bytes(md_data, json_data)
         sweep_stale(md_path.parent)
-        write_files([(json_path, item.json), (md_path, item.markdown)])
+        write_files([(json_path, json_data), (md_path, md_data)])
         if self.options.index:
-            self._update_index(item, json_path)
+            rel_json = json_path.relative_to(self.options.out).as_posix()
+            self._index.update({rel_json: entry_from_report(item.report, rel_json, len(json_data))})
         rel = md_path.relative_to(self.options.out).as_posix()
         status = Status.UNCHANGED if previous == new_hash else Status.SENT
         return Delivery(status, rel, new_hash, f"archive: {rel}", (md_path, json_path))
 
-    def _update_index(self, item: Publication, json_path: Path) -> None:
-        rel_json = json_path.relative_to(self.options.out).as_posix()
-        size = len(item.json.encode("utf-8"))
-        try:
-            entry = entry_from_twin(json.loads(item.json), rel_json, size)
-        except ValueError:
-            entry = None
-        fresh = {rel_json: entry} if entry is not None else {}
-        update_index(self.options.out, self.options.lang, fresh)
-
     def _previous_hash(self, item: Publication, md_path: Path, json_path: Path) -> str | None:
         """The content hash of the pair already at the target, after checking whose it is."""
         try:
-            old_json = json_path.read_text(encoding="utf-8")
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except (OSError, UnicodeDecodeError):
-            return None  # unreadable: the write will say so, or replace it
+            old_json = json_path.read_bytes()
+        except OSError:
+            return None  # none yet, or unreadable: the write will replace it or say why
         other = _recorded_identity(old_json)
         if other is not None and not same_identity(other, item.identity):
             raise PublishError(redact(self._clash(item, json_path, other)))
         try:
-            old_md = md_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            old_md = md_path.read_bytes()
+        except OSError:
             return None
-        return content_hash(old_md, old_json)
+        return content_hash_bytes(old_md, old_json)
 
     def _clash(self, item: Publication, json_path: Path, other: str) -> str:
         where = json_path.relative_to(self.options.out).as_posix()
@@ -139,12 +131,19 @@ class ArchivePublisher:
         )
 
 
-def _recorded_identity(twin: str) -> str | None:
-    """The identity a JSON twin records, or None when it records none (an older twin)."""
+_SOURCE_ID = re.compile(rb'"source_id": ?("(?:[^"\\]|\\.)*"|null)')
+
+
+def _recorded_identity(twin: bytes) -> str | None:
+    """The identity a JSON twin records, or None when it records none (an older twin).
+
+    Found without parsing the whole twin (it can be megabytes): inside a JSON
+    string every ``"`` is escaped, so an unescaped ``"source_id":`` is a key,
+    and no key of that name exists below the repository sections.
+    """
     try:
-        repos = json.loads(twin)["repos"]
-        ids = [r["source_id"] for r in repos]
-    except (ValueError, KeyError, TypeError):
+        ids = [json.loads(m.group(1)) for m in _SOURCE_ID.finditer(twin)]
+    except ValueError:
         return None
     if not ids or not all(isinstance(i, str) and i for i in ids):
         return None

@@ -55,14 +55,14 @@ def _cannot_write(path: Path, exc: OSError) -> PublishError:
     )
 
 
-def _write_temp(path: Path, text: str, sync: bool) -> Path:
-    """Write ``text`` to a new temporary sibling of ``path`` (synced if asked); return its path."""
+def _write_temp(path: Path, text: str | bytes, sync: bool) -> Path:
+    """Write ``text`` (UTF-8) to a new temporary sibling of ``path`` (synced if asked)."""
     tmp = temp_path(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(tmp, flags, 0o666)  # the umask applies, as for any other writer
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
+            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -72,8 +72,9 @@ def _write_temp(path: Path, text: str, sync: bool) -> Path:
     return tmp
 
 
-def write_files(files: Sequence[tuple[Path, str]], *, sync: bool = True) -> None:
-    """Write every ``(path, text)`` atomically, renaming them in the order given.
+def write_files(files: Sequence[tuple[Path, str | bytes]], *, sync: bool = True) -> None:
+    """Write every ``(path, text)`` (text, or bytes already UTF-8) atomically, renaming them
+    in the order given.
 
     All temporary files are written before the first rename, so a failure
     while writing (full disk, read-only directory) changes no target. If a

@@ -156,28 +156,29 @@ def _identity_key(identity: str) -> list[str]:
     return sorted(keys)
 
 
-_GENERATED_MD = re.compile(r"^> (?:生成时间：|Generated: )[^\n]*$", re.MULTILINE)
-_GENERATED_JSON = re.compile(r'"generated_at": ?"[^"]*"')
+_GENERATED_MD = re.compile("^> (?:生成时间：|Generated: )[^\n]*$".encode(), re.MULTILINE)
+_GENERATED_JSON = re.compile(rb'"generated_at": ?"[^"]*"')
 _HEAD = 4096
 """Both stamps sit near the top of their file; only this much is searched for them."""
 
 
-def _update_without(digest: Any, text: str, stamp: re.Pattern[str]) -> None:
-    """Hash ``text`` minus the first match of ``stamp`` in its head (to the end of its line)."""
-    m = stamp.search(text, 0, _HEAD)
+def _update_without(digest: Any, data: bytes, stamp: re.Pattern[bytes]) -> None:
+    """Hash ``data`` minus the first match of ``stamp`` in its head (to the end of its line)."""
+    m = stamp.search(data, 0, _HEAD)
     if m is None:
-        digest.update(text.encode("utf-8"))
+        digest.update(data)
         return
     end = m.end()
-    if text[m.start()] == ">":  # the Markdown line: cut to its real end, past the head
-        newline = text.find("\n", m.start())
-        end = len(text) if newline < 0 else newline
-    digest.update(text[: m.start()].encode("utf-8"))
-    digest.update(text[end:].encode("utf-8"))
+    if data[m.start() : m.start() + 1] == b">":  # the Markdown line: to its real end
+        newline = data.find(b"\n", m.start())
+        end = len(data) if newline < 0 else newline
+    view = memoryview(data)
+    digest.update(view[: m.start()])
+    digest.update(view[end:])
 
 
-def content_hash(markdown: str, json_text: str) -> str:
-    """SHA-256 of a report pair without its "generated" line and ``generated_at`` value.
+def content_hash_bytes(markdown: bytes, json_data: bytes) -> str:
+    """SHA-256 of a report pair (UTF-8) without its "generated" line and ``generated_at`` value.
 
     Two runs of an unchanged day give the same hash, so a re-run can tell
     "nothing new" from "the report changed".
@@ -185,5 +186,10 @@ def content_hash(markdown: str, json_text: str) -> str:
     digest = hashlib.sha256()
     _update_without(digest, markdown, _GENERATED_MD)
     digest.update(b"\0")
-    _update_without(digest, json_text, _GENERATED_JSON)
+    _update_without(digest, json_data, _GENERATED_JSON)
     return digest.hexdigest()
+
+
+def content_hash(markdown: str, json_text: str) -> str:
+    """:func:`content_hash_bytes` of the two texts."""
+    return content_hash_bytes(markdown.encode("utf-8"), json_text.encode("utf-8"))

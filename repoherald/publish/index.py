@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from repoherald.i18n import EMOJI, t
-from repoherald.models import Importance
-from repoherald.publish.atomic import is_temp_name, sweep_stale, write_files
+from repoherald.models import DayReport, Importance
+from repoherald.publish.atomic import sweep_stale, write_files
 from repoherald.render import escape
 
 INDEX_MD = "index.md"
@@ -45,6 +46,9 @@ class IndexEntry:
     """Size of the JSON twin: the cache key of this entry."""
 
 
+_FIELDS = tuple(f.name for f in fields(IndexEntry))
+
+
 def entry_from_twin(data: Any, rel_json: str, size: int) -> IndexEntry | None:
     """The index entry of a parsed JSON twin, or None when ``data`` is not a report twin."""
     try:
@@ -65,7 +69,23 @@ def entry_from_twin(data: Any, rel_json: str, size: int) -> IndexEntry | None:
         return None
 
 
-def _load_previous(path: Path) -> dict[str, IndexEntry]:
+def entry_from_report(report: DayReport, rel_json: str, size: int) -> IndexEntry:
+    """The index entry of the twin rendered from ``report`` (without parsing the twin back)."""
+    return IndexEntry(
+        date=report.day.isoformat(),
+        lang=report.lang,
+        repos=tuple(s.name for s in report.sections),
+        commits=sum(len(s.entries) for s in report.sections),
+        high=sum(e.analysis.importance is Importance.HIGH for e in report.entries),
+        failed=sum(1 for s in report.sections if s.error),
+        md=rel_json[: -len(".json")] + ".md",
+        json=rel_json,
+        bytes=size,
+    )
+
+
+def load_entries(path: Path) -> dict[str, IndexEntry]:
+    """The entries of an existing ``index.json`` by twin path (empty when absent or damaged)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return {e["json"]: IndexEntry(**{**e, "repos": tuple(e["repos"])}) for e in data["reports"]}
@@ -74,40 +94,49 @@ def _load_previous(path: Path) -> dict[str, IndexEntry]:
 
 
 def _twins(out_dir: Path) -> list[tuple[str, int]]:
-    """(relative path, size) of every candidate JSON twin; hidden folders and files skipped."""
+    """(relative path, size) of every JSON twin that has its ``.md``; hidden entries skipped.
+
+    Plain ``os.scandir`` and strings: this runs after every write, over the whole archive.
+    """
     found: list[tuple[str, int]] = []
-    for root, dirs, files in os.walk(out_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        base = Path(root)
-        for name in files:
-            if not name.endswith(".json") or name.startswith(".") or is_temp_name(name):
-                continue
-            rel = (base / name).relative_to(out_dir).as_posix()
-            if rel == INDEX_JSON:
-                continue
+    pending = [("", str(out_dir))]
+    while pending:
+        prefix, directory = pending.pop()
+        try:
+            with os.scandir(directory) as it:
+                listing = [e for e in it if not e.name.startswith(".")]
+        except OSError:
+            continue
+        names = {e.name for e in listing}
+        for entry in listing:
+            rel = prefix + entry.name
             try:
-                found.append((rel, (base / name).stat().st_size))
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((rel + "/", entry.path))
+                elif (
+                    entry.name.endswith(".json")
+                    and rel != INDEX_JSON
+                    and entry.name[: -len(".json")] + ".md" in names
+                ):
+                    found.append((rel, entry.stat().st_size))
             except OSError:
                 continue
     return found
 
 
-def collect(out_dir: Path, fresh: dict[str, IndexEntry]) -> list[IndexEntry]:
+def collect(
+    out_dir: Path, fresh: dict[str, IndexEntry], previous: dict[str, IndexEntry]
+) -> list[IndexEntry]:
     """Every complete report pair in ``out_dir``, newest first.
 
-    ``fresh`` holds entries known to be current (the twins just written), by relative path.
+    ``fresh`` holds entries known to be current (the twins just written);
+    ``previous`` entries are reused while their twin keeps its size.
     """
-    previous = _load_previous(out_dir / INDEX_JSON)
     entries: list[IndexEntry] = []
     for rel, size in _twins(out_dir):
-        if not (out_dir / (rel[: -len(".json")] + ".md")).is_file():
-            continue
-        if rel in fresh:
-            entries.append(fresh[rel])
-            continue
-        cached = previous.get(rel)
-        if cached is not None and cached.bytes == size:
-            entries.append(cached)
+        known = fresh.get(rel) or previous.get(rel)
+        if known is not None and (rel in fresh or known.bytes == size):
+            entries.append(known)
             continue
         try:
             data = json.loads((out_dir / rel).read_bytes())
@@ -121,10 +150,18 @@ def collect(out_dir: Path, fresh: dict[str, IndexEntry]) -> list[IndexEntry]:
     return entries
 
 
+@lru_cache(maxsize=1 << 16)
+def _json_row(e: IndexEntry) -> str:
+    """One entry as a JSON object (memoised: the index is re-rendered after every write)."""
+    data = {f: getattr(e, f) for f in _FIELDS} | {"repos": list(e.repos)}
+    return json.dumps(data, ensure_ascii=False)
+
+
 def render_index_json(entries: list[IndexEntry]) -> str:
-    reports = [{**asdict(e), "repos": list(e.repos)} for e in entries]
-    data = {"schema_version": INDEX_VERSION, "reports": reports}
-    return json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    """``{"schema_version": 1, "reports": [...]}``, one report per line (diffs stay readable)."""
+    rows = ",\n".join(_json_row(e) for e in entries)
+    body = f"\n{rows}\n" if rows else ""
+    return f'{{"schema_version": {INDEX_VERSION}, "reports": [{body}]}}\n'
 
 
 def _link(rel: str) -> str:
@@ -147,37 +184,56 @@ def render_index_md(entries: list[IndexEntry], lang: str) -> str:
         "JSON",
     ]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for e in entries:
-        name = escape.cell(", ".join(e.repos))
-        if e.failed:
-            name += f" (❌ {t(lang, 'index.failed')}: {e.failed})"
-        cells = [
-            e.date,
-            f"[{name}]({_link(e.md)})",
-            escape.cell(e.lang),
-            str(e.commits),
-            str(e.high),
-            f"[json]({_link(e.json)})",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += [_md_row(e, lang) for e in entries]
     return "\n".join(lines) + "\n"
 
 
-def update_index(
-    out_dir: Path, lang: str, fresh: dict[str, IndexEntry] | None = None
-) -> list[Path]:
-    """Rebuild ``index.json`` then ``index.md`` in ``out_dir`` if they changed; return their paths.
+@lru_cache(maxsize=1 << 16)
+def _md_row(e: IndexEntry, lang: str) -> str:
+    """One table row (memoised, like :func:`_json_row`)."""
+    name = escape.cell(", ".join(e.repos))
+    if e.failed:
+        name += f" (❌ {t(lang, 'index.failed')}: {e.failed})"
+    cells = [
+        escape.cell(e.date),
+        f"[{name}]({_link(e.md)})",
+        escape.cell(e.lang),
+        str(e.commits),
+        str(e.high),
+        f"[json]({_link(e.json)})",
+    ]
+    return "| " + " | ".join(cells) + " |"
 
-    ``fresh`` holds the entries of twins just written (by relative path): they
-    are taken as they are instead of being read back.
+
+class ArchiveIndex:
+    """Keeps ``index.md`` and ``index.json`` of one archive current across many writes.
+
+    The entries seen last are kept in memory, so a run that writes many days
+    reads ``index.json`` once; every update still walks the archive, so
+    deletions and twins written by others are picked up.
     """
-    sweep_stale(out_dir)
-    entries = collect(out_dir, fresh or {})
-    json_path, md_path = out_dir / INDEX_JSON, out_dir / INDEX_MD
-    files = [(json_path, render_index_json(entries)), (md_path, render_index_md(entries, lang))]
-    if any(_differs(path, text) for path, text in files):
-        write_files(files, sync=False)  # derived data: rebuilt by the next write if lost
-    return [md_path, json_path]
+
+    def __init__(self, out_dir: Path, lang: str) -> None:
+        self.out_dir = out_dir
+        self.lang = lang
+        self._known: dict[str, IndexEntry] | None = None
+        self._texts: tuple[str, str] | None = None
+
+    def update(self, fresh: dict[str, IndexEntry] | None = None) -> None:
+        """Rebuild the index with ``fresh`` entries (just written); write it if it changed."""
+        out = self.out_dir
+        sweep_stale(out)
+        if self._known is None:
+            self._known = load_entries(out / INDEX_JSON)
+        entries = collect(out, fresh or {}, self._known)
+        self._known = {e.json: e for e in entries}
+        texts = (render_index_json(entries), render_index_md(entries, self.lang))
+        files = [(out / INDEX_JSON, texts[0]), (out / INDEX_MD, texts[1])]
+        if texts == self._texts and all(p.is_file() for p, _ in files):
+            return
+        if any(_differs(path, text) for path, text in files):
+            write_files(files, sync=False)  # derived data: rebuilt by the next write if lost
+        self._texts = texts
 
 
 def _differs(path: Path, text: str) -> bool:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from urllib.parse import unquote
@@ -19,9 +18,19 @@ import pytest
 from markdown_it import MarkdownIt
 
 from repoherald.errors import PublishError
-from repoherald.models import DayReport
+from repoherald.models import (
+    Analysis,
+    ChangeType,
+    Commit,
+    DayReport,
+    Entry,
+    Facts,
+    Importance,
+    Person,
+    RepoSection,
+)
 from repoherald.publish import registry
-from repoherald.publish.archive import ArchivePublisher
+from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
 from repoherald.publish.atomic import STALE_AFTER, is_temp_name, sweep_stale
 from repoherald.publish.base import Publication, Status, join_identities
 
@@ -29,8 +38,39 @@ DAY = date(2026, 8, 20)
 ROOT = Path(__file__).parents[2]
 
 
-def twin(day: date, repos: list[tuple[str, str, int, int]], lang: str = "zh", pad: int = 0) -> str:
-    """A JSON twin with the fields the archive and the index read: (name, id, commits, high)."""
+Repo = tuple[str, str, int, int]
+"""(name, identity, commits, of which high)."""
+
+
+def entries(n: int, high: int, day: date) -> tuple[Entry, ...]:
+    """``n`` commits, ``high`` of them of high importance."""
+    ts = int(datetime(day.year, day.month, day.day, 9, tzinfo=UTC).timestamp())
+    who = Person("Ann", "ann@example.com")
+    facts = Facts(
+        files=(), added=0, deleted=0, areas=(), pr_number=None, tags=(), conventional_type=None,
+        conventional_scope=None, breaking_marker=False, is_revert=False, reverted_sha=None,
+        co_authors=(), kinds={}, api_changes=(), dependency_changes=(),
+    )  # fmt: skip
+    return tuple(
+        Entry(
+            Commit(f"{i:040x}", (), who, ts, 0, who, ts, 0, f"change {i}"),
+            facts,
+            Analysis(
+                "rules/1",
+                ChangeType.OTHER,
+                Importance.HIGH if i < high else Importance.LOW,
+                (),
+                f"summary {i}",
+            ),
+        )
+        for i in range(n)
+    )
+
+
+def twin(
+    day: date, repos: list[Repo], lang: str = "zh", pad: int = 0, error: str | None = None
+) -> str:
+    """A JSON twin with the fields the archive and the index read."""
     data = {
         "schema_version": 1,
         "date": day.isoformat(),
@@ -40,7 +80,7 @@ def twin(day: date, repos: list[tuple[str, str, int, int]], lang: str = "zh", pa
             {
                 "name": name,
                 "source_id": ident,
-                "error": None,
+                "error": error,
                 "stats": {"commits": n, "importance": {"high": high, "medium": 0, "low": n - high}},
             }
             for name, ident, n, high in repos
@@ -48,6 +88,27 @@ def twin(day: date, repos: list[tuple[str, str, int, int]], lang: str = "zh", pa
         "pad": "x" * pad,
     }
     return json.dumps(data, ensure_ascii=False) + "\n"
+
+
+def combined(
+    name: str,
+    repos: list[Repo],
+    day: date = DAY,
+    lang: str = "zh",
+    body: str = "body",
+    pad: int = 0,
+    error: str | None = None,
+) -> Publication:
+    """A publication whose report, Markdown and twin agree (as the pipeline's do)."""
+    now = datetime(2026, 8, 21, 2, tzinfo=UTC)
+    sections = tuple(
+        RepoSection(n, "main", None, entries(c, h, day), error, ident) for n, ident, c, h in repos
+    )
+    report = DayReport(day, "UTC", now, now, lang, sections, ("rules/1",), now, "0")
+    md = f"# {name} {day}\n\n> 生成时间：{datetime.now(UTC)}\n\n{body}\n"
+    js = twin(day, repos, lang, pad, error)
+    ident = join_identities([r[1] for r in repos])
+    return Publication(name, ident, day, lang, md, js, report)
 
 
 def item(
@@ -59,11 +120,7 @@ def item(
     high: int = 1,
     body: str = "body",
 ) -> Publication:
-    now = datetime(2026, 8, 21, 2, tzinfo=UTC)
-    report = DayReport(day, "UTC", now, now, lang, (), ("rules/1",), now, "0")
-    md = f"# {name} {day}\n\n> 生成时间：{datetime.now(UTC)}\n\n{body}\n"
-    js = twin(day, [(name, ident, commits, high)], lang)
-    return Publication(name, ident, day, lang, md, js, report)
+    return combined(name, [(name, ident, commits, high)], day, lang, body)
 
 
 @pytest.fixture
@@ -196,18 +253,9 @@ def test_a_combined_report_is_identified_by_all_its_repositories(
     archive: ArchivePublisher,
 ) -> None:
     ids = ["/src/a", "/src/b"]
-    combined = item("stack", join_identities(ids))
-    combined = Publication(
-        "stack",
-        join_identities(ids),
-        DAY,
-        "zh",
-        combined.markdown,
-        twin(DAY, [("a", ids[0], 1, 0), ("b", ids[1], 2, 1)]),
-        combined.report,
-    )
-    archive.publish(combined)
-    assert archive.publish(combined).status is Status.UNCHANGED
+    both = combined("stack", [("a", ids[0], 1, 0), ("b", ids[1], 2, 1)])
+    archive.publish(both)
+    assert archive.publish(both).status is Status.UNCHANGED
     with pytest.raises(PublishError):
         archive.publish(item("stack", "/src/a"))
 
@@ -310,10 +358,7 @@ def test_index_lists_every_report_newest_first_with_working_links(
 
 
 def test_index_of_a_report_that_failed_to_read_says_so(archive: ArchivePublisher) -> None:
-    broken = item()
-    data = json.loads(broken.json)
-    data["repos"][0]["error"] = "cannot clone"
-    archive.publish(replace(broken, json=json.dumps(data)))
+    archive.publish(combined("proj", [("proj", "/src/proj", 0, 0)], error="cannot clone"))
     md = (archive.options.out / "index.md").read_text(encoding="utf-8")
     assert "❌" in md
 
@@ -326,9 +371,8 @@ WRITER = textwrap.dedent(
     from datetime import date, timedelta
     from pathlib import Path
     sys.path.insert(0, sys.argv[2])
-    from tests.integration.test_archive import item, twin
+    from tests.integration.test_archive import combined
     from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
-    from repoherald.publish.base import Publication
 
     # Pause point: "replace:1" stops right after the first rename of a publish, and so on.
     # The file system calls themselves are real; the pause only lets the test kill the
@@ -354,10 +398,8 @@ WRITER = textwrap.dedent(
     n = 0
     while True:
         day = date(2026, 8, 20) - timedelta(days=n % 3)
-        base = item(day=day, commits=n % 7 + 1, body=f"run {n}")
-        big = Publication(base.name, base.identity, day, "zh", base.markdown * 2000,
-                          twin(day, [("proj", "/src/proj", n % 7 + 1, 0)], pad=300_000),
-                          base.report)
+        big = combined("proj", [("proj", "/src/proj", n % 7 + 1, 0)], day,
+                       body="run " * 20000, pad=300_000)
         archive.publish(big)
         if n == 0:
             print("ready", flush=True)
@@ -418,3 +460,22 @@ def check_after_kill(out: Path, point: str) -> None:
     pair_invariant(out)
     index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
     assert [e["date"] for e in index] == [str(DAY - timedelta(days=n)) for n in range(3)], point
+
+
+def test_index_survives_a_damaged_index_and_rereads_changed_twins(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    first = ArchivePublisher(ArchiveOptions(out=out))
+    first.publish(item(day=DAY - timedelta(days=1), commits=2))
+    first.publish(item(day=DAY - timedelta(days=2), commits=5))
+    (out / "index.json").write_text("{garbage", encoding="utf-8")
+    # Another machine rewrote one twin (e.g. pulled from git): a new size, new counts.
+    _, js = first.paths(item(day=DAY - timedelta(days=2)))
+    js.write_text(twin(DAY - timedelta(days=2), [("proj", "/src/proj", 12, 4)]), encoding="utf-8")
+    second = ArchivePublisher(ArchiveOptions(out=out))
+    second.publish(item(day=DAY, commits=1))
+    index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
+    assert [(e["date"], e["commits"], e["high"]) for e in index] == [
+        (str(DAY), 1, 1),
+        (str(DAY - timedelta(days=1)), 2, 1),
+        (str(DAY - timedelta(days=2)), 12, 4),
+    ]
