@@ -85,15 +85,15 @@ def test_today_is_marked_partial_and_yesterday_is_not(tmp_path: Path) -> None:
     common = ("report", "--repo", "proj", "--tz", "UTC", "--home", str(tmp_path / "h"))
     today = run_repoherald(*common, "--date", "today", "--out", str(tmp_path / "a"), cwd=tmp_path)
     assert today.returncode == 0, today.stderr
-    md = next((tmp_path / "a").rglob("*.md")).read_text()
+    md = next((tmp_path / "a").glob("*/*/*.md")).read_text()
     assert "今天尚未结束" in md
-    assert json.loads(next((tmp_path / "a").rglob("*.json")).read_text())["as_of"]
+    assert json.loads(next((tmp_path / "a").glob("*/*/*.json")).read_text())["as_of"]
     older = run_repoherald(
         *common, "--date", "yesterday", "--out", str(tmp_path / "b"), cwd=tmp_path
     )
     assert older.returncode == 0, older.stderr
-    assert "今天尚未结束" not in next((tmp_path / "b").rglob("*.md")).read_text()
-    assert json.loads(next((tmp_path / "b").rglob("*.json")).read_text())["as_of"] is None
+    assert "今天尚未结束" not in next((tmp_path / "b").glob("*/*/*.md")).read_text()
+    assert json.loads(next((tmp_path / "b").glob("*/*/*.json")).read_text())["as_of"] is None
 
 
 def test_damaged_store_says_rebuild_and_rebuild_recovers(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ def test_origin_url_names_the_repository(tmp_path: Path) -> None:
     name, path = reported(tmp_path, str(bare))
     assert name == "org/foo"
     assert path.parent.name == "foo"
-    (twin,) = (tmp_path / "out").rglob("*.json")
+    (twin,) = (tmp_path / "out").glob("*/*/*.json")
     data = json.loads(twin.read_text(encoding="utf-8"))
     assert data["repos"][0]["web_url"] == "https://github.com/org/foo"
     assert "tok3n-value" not in twin.read_text(encoding="utf-8")

@@ -92,10 +92,10 @@ def test_echoed_key_is_masked_everywhere(
         env={"RH_ECHO_KEY": KEY},
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr
-    md = next(out.rglob("*.md")).read_text(encoding="utf-8")
+    md = next(out.glob("*/*/*.md")).read_text(encoding="utf-8")
     assert "HTTP 400: invalid request: you sent Authorization" in md, "the echo was exercised"
     assert "HTTP 500: upstream failed" in md
-    twin = json.loads(next(out.rglob("*.json")).read_text(encoding="utf-8"))
+    twin = json.loads(next(out.glob("*/*/*.json")).read_text(encoding="utf-8"))
     errors = [c["analysis"]["llm_error"] for c in twin["repos"][0]["commits"]]
     assert all("Bearer *** (key ***)" in e or "Bearer ***; ***" in e for e in errors), errors
     assert "HTTP 400" in proc.stderr

@@ -73,8 +73,8 @@ def test_dead_endpoint_cli_says_it_once_and_keeps_every_commit(
     assert 1 <= int(sent.group(1)) <= MAX_SENT, "not 21 commits x 5 attempts"
     assert f"{COMMITS} commits kept the rules analysis" in proc.stderr
 
-    md = next(out.rglob("*.md")).read_text(encoding="utf-8")
-    twin = json.loads(next(out.rglob("*.json")).read_text(encoding="utf-8"))
+    md = next(out.glob("*/*/*.md")).read_text(encoding="utf-8")
+    twin = json.loads(next(out.glob("*/*/*.json")).read_text(encoding="utf-8"))
     header = next(line for line in md.splitlines() if "Analysis" in line)
     assert "rules + model" not in header and "no LLM" in header
     assert f"{COMMITS} commits have no model analysis" in header

@@ -32,7 +32,7 @@ def report(tmp_path: Path, source: str, *args: str) -> subprocess.CompletedProce
 
 
 def notes(tmp_path: Path, day: str) -> list[str]:
-    (twin,) = (tmp_path / "out").rglob(f"{day}.json")
+    (twin,) = (tmp_path / "out").rglob(f"{day}*.json")  # .en.json for English
     notes: list[str] = json.loads(twin.read_text(encoding="utf-8"))["repos"][0]["notes"]
     return notes
 
