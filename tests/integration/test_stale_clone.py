@@ -50,7 +50,7 @@ def test_stale_local_clone_is_said_on_stderr_and_in_the_report(
     assert "2025-06-01" in line and "main" in line and "git pull" in line
     (note,) = notes(tmp_path, "2025-06-10")
     assert "2025-06-01" in note and "git pull" in note
-    (md,) = (tmp_path / "out").rglob("2025-06-10.md")
+    (md,) = (tmp_path / "out").rglob("2025-06-10.en.md")
     text = md.read_text(encoding="utf-8")
     heading = text.index("\n## proj\n")
     assert (
