@@ -134,6 +134,21 @@ class _RunFile(BaseModel):
     )
 
 
+class _PublishFile(BaseModel):
+    """A delivery target; keys beyond these belong to its `type` (see Delivery)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(min_length=1, description="archive, webhook, ...")
+    name: str | None = Field(
+        default=None,
+        description="The target's name (ledger key, --only). Default: type, or type-kind.",
+    )
+    repos: list[str] | None = Field(
+        default=None, description="Only these repositories (by report name). Default: all."
+    )
+
+
 class _ConfigFile(BaseModel):
     """The whole ``repoherald.toml``."""
 
@@ -146,6 +161,10 @@ class _ConfigFile(BaseModel):
     report: _ReportFile = Field(default_factory=_ReportFile)
     repos: list[_RepoFile] = Field(default_factory=list)
     llm: _LlmFile = Field(default_factory=_LlmFile)
+    publish: list[_PublishFile] = Field(
+        default_factory=list,
+        description="Where `run` and `publish` deliver each repository-day (any number).",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +214,8 @@ class Settings:
     repos_from_config: bool = False
     """True when the repositories came from ``[[repos]]`` rather than ``--repo``."""
     extra: dict[str, Any] = field(default_factory=dict)
+    publish: tuple[NamedTarget, ...] = ()
+    """The validated ``[[publish]]`` targets (the archive of ``run`` is not one of them)."""
 
     @property
     def tz(self) -> ZoneInfo:
@@ -498,7 +519,43 @@ def build_settings(
         debug=debug,
         max_catch_up_days=file_cfg.run.max_catch_up_days,
         repos_from_config=not repos,
+        publish=publish_targets(file_cfg.publish),
     )
+
+
+def publish_targets(tables: list[_PublishFile]) -> tuple[NamedTarget, ...]:
+    """Validate each ``[[publish]]`` table with its publisher's Options; names must be unique."""
+    from repoherald.publish.registry import create
+
+    out: list[NamedTarget] = []
+    for i, table in enumerate(tables):
+        data = table.model_dump(exclude_none=True)
+        name = data.pop("name", None) or _default_target_name(data)
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
+            raise ConfigError(f"publish.{i}: name {name!r} must be letters, digits, . _ -")
+        if any(t.name == name for t in out):
+            raise ConfigError(f"publish.{i}: two targets are named {name!r}: give each a `name`")
+        out.append(NamedTarget(name, create(data, where=f"publish.{i}")))
+    return tuple(out)
+
+
+def _default_target_name(data: dict[str, Any]) -> str:
+    kind = data.get("kind")
+    return f"{data['type']}-{kind}" if isinstance(kind, str) else str(data["type"])
+
+
+@dataclass(frozen=True, slots=True)
+class NamedTarget:
+    """A ``[[publish]]`` target and the name the ledger files its deliveries under."""
+
+    name: str
+    target: Any
+    """A :class:`repoherald.publish.registry.Target` (imported lazily: it imports this module)."""
+
+    def takes(self, repo: str) -> bool:
+        """True when this target delivers ``repo``'s reports."""
+        repos = self.target.repos
+        return repos is None or repo in repos
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")

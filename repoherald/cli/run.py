@@ -29,12 +29,18 @@ from repoherald.redact import redact
     metavar="I/N",
     help="Run the I-th of N stable subsets of the repositories (for parallel CI jobs or pods).",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Send a day again to chat targets even though it was sent before and has changed.",
+)
 @common_options
 @cache_options
 @llm_options
 def run_command(
     only: tuple[str, ...],
     shard: str | None,
+    force: bool,
     debug: bool,
     no_cache: bool,
     rebuild: bool,
@@ -61,6 +67,7 @@ def run_command(
                 events=display,
                 use_cache=not no_cache,
                 rebuild=rebuild,
+                force=force,
             )
     _print_summary(result)
     if not result.ok:
@@ -73,6 +80,10 @@ def _print_summary(result: ServiceResult) -> None:
             for path in outcome.result.written:
                 if path.suffix == ".md":
                     click.echo(str(path))
+    for outcome in result.outcomes:
+        for delivery in outcome.deliveries:
+            if not delivery.failed:
+                click.echo(delivery.line(), err=True)
     for failure in result.failures:
         click.echo(f"repoherald: failed: {redact(failure)}", err=True)
     done = [o for o in result.outcomes if o.result is not None]

@@ -230,4 +230,9 @@ CATALOGUE: dict[str, str] = {
     "index.col_lang": "Language",
     "index.col_commits": "Commits",
     "index.failed": "failed to read",
+    "digest.title": "{name} · {date}",
+    "digest.counts": "{total} commits: 🔴 {high} · 🟡 {medium} · 🟢 {low}",
+    "digest.medium": "🟡 {count} medium-importance commit(s): see the full report",
+    "digest.more": "… and {count} more 🔴 item(s) left out",
+    "digest.full": "Full report",
 }

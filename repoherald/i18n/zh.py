@@ -221,4 +221,9 @@ CATALOGUE: dict[str, str] = {
     "index.col_lang": "语言",
     "index.col_commits": "提交",
     "index.failed": "读取失败",
+    "digest.title": "{name} · {date}",
+    "digest.counts": "共 {total} 个提交：🔴 {high} · 🟡 {medium} · 🟢 {low}",
+    "digest.medium": "🟡 {count} 个中等重要的提交：见完整报告",
+    "digest.more": "…… 另有 {count} 条 🔴 未列出",
+    "digest.full": "完整报告",
 }

@@ -18,6 +18,7 @@ from repoherald.errors import RepoheraldError, UsageError
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.run import RunResult, run
 from repoherald.publish.archive import safe_component
+from repoherald.publish.deliver import Outcome, deliver_days, failed_days, report_rows
 from repoherald.sources import registry
 from repoherald.store.db import Store
 
@@ -50,10 +51,13 @@ class RepoOutcome:
     days: tuple[date, ...]
     result: RunResult | None = None
     error: str | None = None
+    deliveries: list[Outcome] = field(default_factory=list)
+    """What each ``[[publish]]`` target did with this repository's days."""
 
     @property
     def ok(self) -> bool:
-        return self.error is None and (self.result is None or self.result.ok)
+        delivered = not any(d.failed for d in self.deliveries)
+        return delivered and self.error is None and (self.result is None or self.result.ok)
 
 
 @dataclass
@@ -74,6 +78,7 @@ class ServiceResult:
                 out.append(f"{o.name}: {o.error}")
             elif o.result is not None:
                 out.extend(o.result.failures)
+            out.extend(d.line() for d in o.deliveries if d.failed)
         return out
 
 
@@ -143,6 +148,7 @@ def run_all(
     events: EventSink | tuple[EventSink, ...] = (),
     use_cache: bool = True,
     rebuild: bool = False,
+    force: bool = False,
 ) -> ServiceResult:
     """Run every selected repository; ``catch_up`` means no day was asked for.
 
@@ -167,14 +173,25 @@ def run_all(
         result.outcomes.append(outcome)
         if not selection.days and not selection.latest:
             emitter.say(f"{key}: up to date")
-            continue
-        try:
-            outcome.result = run(
-                replace(repo_settings, selection=selection), events=sinks, use_cache=use_cache
-            )
-        except RepoheraldError as exc:
-            outcome.error = str(exc)
+        else:
+            try:
+                outcome.result = run(
+                    replace(repo_settings, selection=selection), events=sinks, use_cache=use_cache
+                )
+            except RepoheraldError as exc:
+                outcome.error = str(exc)
+        if settings.publish:
+            outcome.deliveries = _deliver(repo_settings, key, outcome, force)
     return result
+
+
+def _deliver(settings: Settings, key: str, outcome: RepoOutcome, force: bool) -> list[Outcome]:
+    """Publish the days just reported, and retry the days whose delivery failed before."""
+    days = set(d.day for d in outcome.result.days) if outcome.result else set()
+    with Store.open(settings.db_path) as store:
+        days |= failed_days(store, settings.publish, key)
+        paths = report_rows(store, key, days, settings.lang)
+        return deliver_days(store, settings.publish, key, paths, settings.lang, force=force)
 
 
 def _settings_for(settings: Settings, cfg: RepoConfig, key: str) -> Settings:

@@ -90,6 +90,8 @@ class ArchivePublisher:
         return md, report_path(o.out, o.path, item.name, item.day, "json", tag)
 
     def publish(self, item: Publication) -> Delivery:
+        if item.report is None:
+            raise PublishError("archive: needs the analysed report: write it with `repoherald run`")
         md_path, json_path = self.paths(item)
         md_data, json_data = item.markdown.encode("utf-8"), item.json.encode("utf-8")
         previous = self._previous_hash(item, md_path, json_path)

@@ -55,7 +55,8 @@ class Publication:
     lang: str
     markdown: str
     json: str
-    report: DayReport
+    report: DayReport | None = None
+    """The analysed report; None when republished from the archive's files (``publish``)."""
 
     def content_hash(self) -> str:
         """What the report says, ignoring when it was generated (see :func:`content_hash`)."""

@@ -90,3 +90,7 @@ def _load_builtins() -> None:
         from repoherald.publish.archive import ArchivePublisher
 
         register(ArchivePublisher)
+    if "webhook" not in _PUBLISHERS:
+        from repoherald.publish.webhook import WebhookPublisher
+
+        register(WebhookPublisher)

@@ -1,0 +1,80 @@
+"""``repoherald publish``: deliver days already in the archive again, without analysing."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from repoherald.cli.errors import fail_on_errors, setup_logging
+from repoherald.cli.options import common_options, day_options
+from repoherald.config import build_settings
+from repoherald.errors import UsageError
+from repoherald.pipeline.service import report_key, select_repos
+from repoherald.publish.deliver import Outcome, deliver_days, report_rows
+from repoherald.store.db import Store
+
+
+@click.command("publish")
+@day_options
+@click.option(
+    "--only",
+    "targets",
+    multiple=True,
+    metavar="NAME",
+    help="Deliver only to this [[publish]] target (repeatable), by its `name`.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Print what would be sent, where and how big; send nothing."
+)
+@click.option(
+    "--force", is_flag=True, help="Send again days that were sent before and have changed since."
+)
+@common_options
+def publish_command(
+    targets: tuple[str, ...], dry_run: bool, force: bool, debug: bool, **options: Any
+) -> None:
+    """Deliver archived repository-days to the [[publish]] targets (default: yesterday).
+
+    Reads the reports `run` wrote; analyses nothing. A day already sent unchanged
+    is skipped. Exit status: 0 delivered, 1 some delivery failed, 2 usage error.
+    """
+    setup_logging(debug)
+    outcomes: list[Outcome] = []
+    with fail_on_errors(debug):
+        settings = build_settings(debug=debug, **options)
+        chosen = _targets(settings.publish, targets)
+        with Store.open(settings.db_path) as store:
+            for cfg in select_repos(settings.repos):
+                key = report_key(cfg)
+                lang = cfg.lang or settings.lang
+                days = settings.selection.days
+                if settings.selection.latest:
+                    latest = store.latest_report_day(key)
+                    days = (latest,) if latest else ()
+                paths = report_rows(store, key, days, lang)
+                if not paths:
+                    click.echo(f"{key}: no archived report for the chosen days", err=True)
+                outcomes += deliver_days(
+                    store, chosen, key, paths, lang, force=force, dry_run=dry_run
+                )
+    for outcome in outcomes:
+        click.echo(outcome.line(), err=outcome.failed)
+    failed = sum(o.failed for o in outcomes)
+    click.echo(f"{len(outcomes)} deliveries; {failed} failed", err=True)
+    if failed:
+        sys.exit(1)
+
+
+def _targets(configured: tuple[Any, ...], names: tuple[str, ...]) -> tuple[Any, ...]:
+    if not configured:
+        raise UsageError("no [[publish]] target is configured: add one to repoherald.toml")
+    known = {t.name for t in configured}
+    for name in names:
+        if name not in known:
+            raise UsageError(
+                f"--only {name!r} is not a [[publish]] target: use one of "
+                + ", ".join(sorted(known))
+            )
+    return tuple(t for t in configured if not names or t.name in names)

@@ -1,0 +1,165 @@
+"""Deliver repository-days to every ``[[publish]]`` target, exactly once, through the ledger.
+
+The ledger (:mod:`repoherald.store.ledger`) remembers, per target,
+repository and day, what was sent and its content hash. So a re-run of an
+unchanged day sends nothing; a changed day is not posted to a chat again
+unless forced (a group does not want two messages for one day); a target
+that failed is recorded as failed and retried by the next run. One target's
+failure never stops the others.
+
+Days are read back from the archive files recorded in the store's
+``reports`` table, so ``run`` and ``publish`` deliver the same thing and
+``publish`` never analyses anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from repoherald.config import NamedTarget
+from repoherald.errors import PublishError
+from repoherald.publish.base import Publication, Status, deliver
+from repoherald.redact import redact
+from repoherald.store.db import Store
+from repoherald.store.ledger import LedgerStatus
+from repoherald.store.ledger import content_hash as ledger_hash
+
+CHANGED = "changed"
+"""Outcome of a day whose report changed after it was sent to a chat: not sent again."""
+DRY_RUN = "dry-run"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What happened to one repository-day at one target."""
+
+    target: str
+    repo: str
+    day: date
+    status: str
+    """``sent``, ``unchanged``, ``changed``, ``failed`` or ``dry-run``."""
+    message: str = ""
+    size: int = 0
+
+    @property
+    def failed(self) -> bool:
+        return self.status == Status.FAILED.value
+
+    def line(self) -> str:
+        """One redacted line for the summary."""
+        text = f"{self.target}: {self.repo} {self.day}: {self.status}"
+        if self.status == CHANGED:
+            text += " (the report changed since it was sent; --force sends it again)"
+        elif self.status == DRY_RUN:
+            text += f": {self.message}, {self.size} bytes"
+        elif self.message and self.status != Status.SENT.value:
+            text += f": {self.message}"
+        return redact(text)
+
+
+def load_publication(name: str, day: date, lang: str, md_path: Path) -> Publication:
+    """A repository-day read back from its archive pair (``.md`` and its ``.json`` twin)."""
+    json_path = md_path.with_suffix(".json")
+    try:
+        markdown = md_path.read_text(encoding="utf-8")
+        twin = json_path.read_text(encoding="utf-8")
+    except OSError:
+        raise PublishError(
+            f"{name} {day}: the archived report {md_path} is missing:"
+            " run `repoherald run --date` for that day again"
+        ) from None
+    return Publication(name, "", day, lang, markdown, twin)
+
+
+def report_rows(store: Store, repo: str, days: Iterable[date], lang: str) -> dict[date, Path]:
+    """The archived ``.md`` of each day of ``repo`` (``lang`` preferred when several exist)."""
+    out: dict[date, tuple[bool, Path]] = {}
+    wanted = {d.isoformat() for d in days}
+    rows = store.conn.execute("SELECT day, lang, path FROM reports WHERE repo = ?", (repo,))
+    for day_text, row_lang, path in rows:
+        if day_text not in wanted:
+            continue
+        d = date.fromisoformat(day_text)
+        preferred = row_lang == lang
+        if d not in out or (preferred and not out[d][0]):
+            out[d] = (preferred, Path(path))
+    return {d: p for d, (_, p) in sorted(out.items())}
+
+
+def failed_days(store: Store, targets: Iterable[NamedTarget], repo: str) -> set[date]:
+    """Days of ``repo`` whose last delivery to one of ``targets`` failed (to retry them)."""
+    out: set[date] = set()
+    for t in targets:
+        for e in store.ledger_entries(target=t.name):
+            if e.repo == repo and e.status is LedgerStatus.FAILED:
+                out.add(e.day)
+    return out
+
+
+def deliver_one(
+    store: Store, target: NamedTarget, item: Publication, *, force: bool, dry_run: bool
+) -> Outcome:
+    """Send ``item`` to ``target`` unless the ledger says it is already there."""
+    digest = item.content_hash()
+    entry = store.ledger_get(target.name, item.name, item.day)
+    sent_before = entry is not None and entry.status is LedgerStatus.SENT
+    if sent_before and entry is not None and entry.content_hash == ledger_hash(digest):
+        return Outcome(target.name, item.name, item.day, Status.UNCHANGED.value)
+    if sent_before and not force:
+        return Outcome(target.name, item.name, item.day, CHANGED)
+    publisher: Any = target.target.publisher
+    if dry_run:
+        return _dry_run(target, publisher, item)
+    result = deliver(publisher, item)
+    failed = result.status is Status.FAILED
+    store.ledger_record(
+        target.name,
+        item.name,
+        item.day,
+        status=LedgerStatus.FAILED if failed else LedgerStatus.SENT,
+        content=digest,
+        remote_id=result.remote_id,
+        error=result.message if failed else "",
+    )
+    status = Status.FAILED if failed else Status.SENT
+    return Outcome(target.name, item.name, item.day, status.value, result.message)
+
+
+def _dry_run(target: NamedTarget, publisher: Any, item: Publication) -> Outcome:
+    kind = getattr(getattr(publisher, "options", None), "kind", None)
+    where = f"{target.target.type}" + (f" {kind}" if kind else "")
+    try:
+        size = len(publisher.payload(item)[0]) if hasattr(publisher, "payload") else 0
+    except PublishError as exc:
+        return Outcome(target.name, item.name, item.day, Status.FAILED.value, str(exc))
+    size = size or len(item.markdown.encode("utf-8")) + len(item.json.encode("utf-8"))
+    return Outcome(target.name, item.name, item.day, DRY_RUN, f"would send to {where}", size)
+
+
+def deliver_days(
+    store: Store,
+    targets: Iterable[NamedTarget],
+    repo: str,
+    paths: dict[date, Path],
+    lang: str,
+    *,
+    force: bool = False,
+    dry_run: bool = False,
+) -> list[Outcome]:
+    """Deliver each archived day of ``repo`` to every target that takes it."""
+    mine = [t for t in targets if t.takes(repo)]
+    out: list[Outcome] = []
+    for day, md_path in sorted(paths.items()):
+        if not mine:
+            break
+        try:
+            item = load_publication(repo, day, lang, md_path)
+        except PublishError as exc:
+            out.extend(Outcome(t.name, repo, day, "failed", str(exc)) for t in mine)
+            continue
+        out.extend(deliver_one(store, t, item, force=force, dry_run=dry_run) for t in mine)
+    return out

@@ -1,0 +1,195 @@
+"""The chat digest: the short form of a repository-day that fits in a group message.
+
+A chat group is not the place for the whole report. The digest says which
+day, how many commits by importance, one line and a link for each 🔴 item,
+the 🟡 count, and where the full report is. Platforms cap a message (in
+bytes or characters), so :func:`render_digest` drops whole 🔴 items from
+the end and says how many were left out: a line is never cut mid-character
+or mid-link.
+
+The digest is built from the JSON twin (:func:`digest_from_json`), so
+``repoherald publish`` can send days read back from the archive, or from a
+:class:`~repoherald.render.view.ReportView` (:func:`digest_from_view`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Literal
+
+from repoherald.i18n import t
+from repoherald.models import Importance
+from repoherald.render import escape
+from repoherald.render.view import ReportView
+
+Style = Literal["markdown", "slack"]
+Unit = Literal["bytes", "chars"]
+TITLE_MAX = 160
+"""A 🔴 line's title is shortened (at a character boundary) beyond this many characters."""
+_SAFE_URL = re.compile(r"^https?://[^\s<>()\[\]`\"'|]+$")
+
+
+@dataclass(frozen=True, slots=True)
+class DigestItem:
+    """One 🔴 commit: its title and where to read about it."""
+
+    title: str
+    url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """What a chat message says about one repository-day (language-neutral data)."""
+
+    name: str
+    day: date
+    lang: str
+    counts: dict[str, int]
+    """Commits by importance value (``high``, ``medium``, ``low``)."""
+    high: tuple[DigestItem, ...]
+    report_url: str | None = None
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+def report_url(template: str | None, *, name: str, day: date, lang: str) -> str | None:
+    """The full report's address from a ``report_url`` template ({year} {date} {name} {lang})."""
+    if not template:
+        return None
+    return template.format(year=f"{day.year:04d}", date=day.isoformat(), name=name, lang=lang)
+
+
+def digest_from_json(data: dict[str, Any], name: str, url: str | None = None) -> Digest:
+    """A digest from a parsed JSON twin (what ``render_json`` wrote)."""
+    counts = {imp.value: 0 for imp in Importance}
+    high: list[DigestItem] = []
+    for repo in data.get("repos", []):
+        for commit in repo.get("commits", []):
+            importance = str(commit.get("analysis", {}).get("importance", "low"))
+            counts[importance] = counts.get(importance, 0) + 1
+            if importance == Importance.HIGH.value:
+                link = commit.get("pr_url") or commit.get("url")
+                high.append(DigestItem(str(commit.get("title", "")), link))
+    day = date.fromisoformat(str(data["date"]))
+    return Digest(name, day, str(data.get("lang", "zh")), counts, tuple(high), url)
+
+
+def digest_from_view(view: ReportView, name: str, url: str | None = None) -> Digest:
+    """A digest from the typed view (the same numbers as the report)."""
+    counts = {imp.value: 0 for imp in Importance}
+    high: list[DigestItem] = []
+    for c in view.commits:
+        counts[c.importance.value] += 1
+        if c.importance is Importance.HIGH:
+            high.append(DigestItem(c.title, c.pr_url or c.url))
+    return Digest(name, view.day, view.lang, counts, tuple(high), url)
+
+
+def size(text: str, unit: Unit) -> int:
+    """How a platform measures ``text``: UTF-8 bytes or characters."""
+    return len(text.encode("utf-8")) if unit == "bytes" else len(text)
+
+
+def _esc(text: str, style: Style) -> str:
+    if style == "slack":
+        text = escape.clean(text)
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escape.inline(text)
+
+
+def _link(label: str, url: str | None, style: Style) -> str:
+    if not url or not _SAFE_URL.match(url):
+        return label
+    return f"<{url}|{label}>" if style == "slack" else f"[{label}]({url})"
+
+
+def _short(title: str) -> str:
+    title = escape.clean(title)
+    return title if len(title) <= TITLE_MAX else title[: TITLE_MAX - 1] + "…"
+
+
+def header_lines(d: Digest, style: Style) -> list[str]:
+    """The title and counts: always sent whole."""
+    bold = "*" if style == "slack" else "**"
+    title = t(d.lang, "digest.title", name=_esc(d.name, style), date=d.day.isoformat())
+    counts = t(
+        d.lang,
+        "digest.counts",
+        total=d.total,
+        high=d.counts.get("high", 0),
+        medium=d.counts.get("medium", 0),
+        low=d.counts.get("low", 0),
+    )
+    return [f"{bold}{title}{bold}", counts]
+
+
+def item_lines(d: Digest, style: Style) -> list[str]:
+    """One line per 🔴 item: its (shortened, escaped) title linked to the commit or PR."""
+    return [f"🔴 {_link(_esc(_short(i.title), style), i.url, style)}" for i in d.high]
+
+
+def footer_lines(d: Digest, style: Style, left_out: int) -> list[str]:
+    """How many 🔴 items were dropped, the 🟡 count and the full report's link."""
+    out = []
+    if left_out:
+        out.append(t(d.lang, "digest.more", count=left_out))
+    medium = d.counts.get("medium", 0)
+    if medium:
+        out.append(t(d.lang, "digest.medium", count=medium))
+    if d.report_url:
+        out.append("👉 " + _link(t(d.lang, "digest.full"), d.report_url, style))
+    return out
+
+
+def fit_lines(
+    head: list[str],
+    items: list[str],
+    foot: Any,
+    limit: int,
+    measure: Callable[[str], int],
+    sep: str = "\n",
+) -> tuple[str, int]:
+    """Join ``head + items[:k] + foot(left_out)`` with the largest k that fits ``limit``.
+
+    ``foot`` is a function of how many items were left out. Returns the text
+    and that number. Whole lines only: nothing is cut inside a line.
+    """
+    lo, hi = 0, len(items)
+    best: tuple[str, int] | None = None
+    while lo <= hi:  # the size grows with k, so search for the largest k that fits
+        k = (lo + hi) // 2
+        text = sep.join([*head, *items[:k], *foot(len(items) - k)])
+        if measure(text) <= limit:
+            best = (text, len(items) - k)
+            lo = k + 1
+        else:
+            hi = k - 1
+    if best is None:
+        text = sep.join([*head, *foot(len(items))])
+        return text, len(items)
+    return best
+
+
+def render_digest(
+    d: Digest,
+    style: Style,
+    limit: int,
+    unit: Unit = "chars",
+    measure: Callable[[str], int] | None = None,
+) -> tuple[str, int]:
+    """The digest as one text within ``limit``; returns it and how many 🔴 items were left out.
+
+    ``measure`` overrides how a text is counted (e.g. its size once JSON-encoded).
+    """
+    return fit_lines(
+        header_lines(d, style),
+        item_lines(d, style),
+        lambda n: footer_lines(d, style, n),
+        limit,
+        measure or (lambda text: size(text, unit)),
+    )
