@@ -531,6 +531,11 @@ def publish_targets(tables: list[_PublishFile]) -> tuple[NamedTarget, ...]:
     for i, table in enumerate(tables):
         data = table.model_dump(exclude_none=True)
         name = data.pop("name", None) or _default_target_name(data)
+        if data["type"] == "archive":
+            raise ConfigError(
+                f"publish.{i}: the archive is written by `run` itself ([report] out):"
+                " remove this [[publish]] entry"
+            )
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
             raise ConfigError(f"publish.{i}: name {name!r} must be letters, digits, . _ -")
         if any(t.name == name for t in out):

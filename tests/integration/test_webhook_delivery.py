@@ -12,6 +12,8 @@ import pytest
 
 from repoherald.analysis.facts import AreaRules, FactsExtractor
 from repoherald.analysis.rules import RuleAnalyser
+from repoherald.config import NamedTarget
+from repoherald.errors import PublishError
 from repoherald.models import (
     Commit,
     DayReport,
@@ -22,11 +24,14 @@ from repoherald.models import (
     Person,
     RepoSection,
 )
+from repoherald.publish import registry
 from repoherald.publish.base import Publication
+from repoherald.publish.deliver import deliver_one
 from repoherald.publish.webhook import WebhookOptions, WebhookPublisher
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
+from repoherald.store.db import Store
 from tests.gitfixture import GitFixture, run_repoherald
 from tests.webhook_server import webhook_server
 
@@ -157,3 +162,53 @@ def test_run_delivers_once_contains_a_failure_and_retries_it(
         assert code == 0, err
         assert "unchanged" in out
         assert TOKEN not in out + err and "127.0.0.1" not in out + err
+
+
+def test_ledger_unchanged_changed_force_and_dry_run(
+    memory_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = _big_report(5)
+    view = build_view(report)
+    item = Publication("app", "", report.day, "en", render_markdown(view), render_json(view))
+    with webhook_server(SECRET) as server:
+        monkeypatch.setenv("HOOK_URL", f"{server.url}/slack/{TOKEN}")
+        table = {"type": "webhook", "kind": "slack", "url_env": "HOOK_URL", "retry_delay": 0}
+        chat = NamedTarget("chat", registry.create(table))
+        server.fail("slack", 429, "slow down")  # Retry-After: 0, then delivered
+        assert deliver_one(memory_store, chat, item, force=False, dry_run=False).status == "sent"
+        assert len(server.accepted("slack")) == 1
+        again = deliver_one(memory_store, chat, item, force=False, dry_run=False)
+        assert again.status == "unchanged"
+        changed = replace(item, markdown=item.markdown + "\nmore\n")
+        outcome = deliver_one(memory_store, chat, changed, force=False, dry_run=False)
+        assert outcome.status == "changed" and "--force" in outcome.line()
+        assert len(server.accepted("slack")) == 1
+        forced = deliver_one(memory_store, chat, changed, force=True, dry_run=False)
+        assert forced.status == "sent" and len(server.accepted("slack")) == 2
+
+        fresh = NamedTarget("fresh", registry.create(table))
+        dry = deliver_one(memory_store, fresh, item, force=False, dry_run=True)
+        assert dry.status == "dry-run" and dry.size > 100
+        assert "fresh" in dry.line() and "webhook slack" in dry.line()
+        assert TOKEN not in dry.line() and "127.0.0.1" not in dry.line()
+        assert len(server.received) == 3  # the 429, the first and the forced message
+        assert memory_store.ledger_get("fresh", "app", report.day) is None
+
+
+def test_a_platform_error_code_is_a_failure_naming_the_target(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    report = _big_report(2)
+    view = build_view(report)
+    item = Publication("app", "", report.day, "zh", render_markdown(view), render_json(view))
+    with webhook_server(SECRET) as server:
+        monkeypatch.setenv("HOOK_URL", f"{server.url}/feishu/{TOKEN}")
+        monkeypatch.setenv("HOOK_SECRET", "a-different-secret")  # the server will refuse it
+        opts = WebhookOptions(kind="feishu", url_env="HOOK_URL", secret_env="HOOK_SECRET")
+        with pytest.raises(PublishError) as exc:
+            WebhookPublisher(opts).publish(item)
+        assert "webhook feishu ($HOOK_URL)" in str(exc.value) and "19021" in str(exc.value)
+        assert TOKEN not in str(exc.value)
+        monkeypatch.setenv("HOOK_URL", "ftp://example.com/hook")
+        with pytest.raises(PublishError, match="is not an http"):
+            WebhookPublisher(opts).publish(item)
