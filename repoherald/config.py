@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
@@ -26,6 +26,9 @@ from repoherald.llm.settings import LlmSettings
 from repoherald.publish.layout import template_validator
 from repoherald.redact import register, secret_env
 from repoherald.sources.locations import is_local_path
+
+if TYPE_CHECKING:  # the registry imports this module; the annotation only needs the name
+    from repoherald.publish.registry import Target
 
 DEFAULT_TZ = "Asia/Shanghai"
 DEFAULT_LANG = "zh"
@@ -554,8 +557,7 @@ class NamedTarget:
     """A ``[[publish]]`` target and the name the ledger files its deliveries under."""
 
     name: str
-    target: Any
-    """A :class:`repoherald.publish.registry.Target` (imported lazily: it imports this module)."""
+    target: Target
 
     def takes(self, repo: str) -> bool:
         """True when this target delivers ``repo``'s reports."""

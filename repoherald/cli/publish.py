@@ -43,7 +43,7 @@ def publish_command(
     setup_logging(debug)
     outcomes: list[Outcome] = []
     with fail_on_errors(debug):
-        settings = build_settings(debug=debug, **options)
+        settings = build_settings(debug=debug, no_llm=True, **options)
         chosen = _targets(settings.publish, targets)
         with Store.open(settings.db_path) as store:
             for cfg in select_repos(settings.repos):

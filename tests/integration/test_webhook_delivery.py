@@ -162,6 +162,8 @@ def test_run_delivers_once_contains_a_failure_and_retries_it(
         assert code == 0, err
         assert "unchanged" in out
         assert TOKEN not in out + err and "127.0.0.1" not in out + err
+        code, out, err = _run(ws, "publish", "--only", "nope")
+        assert code == 2 and "--only 'nope' is not a [[publish]] target" in err
 
 
 def test_ledger_unchanged_changed_force_and_dry_run(
