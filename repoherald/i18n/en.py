@@ -113,6 +113,8 @@ CATALOGUE: dict[str, str] = {
     "rule.t_deps": "versions changed in a dependency manifest and the title says so",
     "rule.t_keyword": "title keyword “{word}”",
     "rule.t_new_files": "{n} new source files",
+    "rule.t_host_pin": "the pin file of `{name}` changed",
+    "rule.t_deletes": "title verb “{word}” and the diff mostly deletes code",
     "rule.t_none": "no classifiable signal in the title or the changes",
     # -- Rules: why this importance.
     "rule.r_low_type": "{type} changes default to low importance",
@@ -123,6 +125,7 @@ CATALOGUE: dict[str, str] = {
     "rule.r_revert": "a revert undoes behaviour that had landed",
     "rule.r_revert_feature": "the reverted change is a feature or a severe fix",
     "rule.r_large_refactor": "a sizeable code change ({lines} source lines)",
+    "rule.r_dead_code": "removes code the title calls unused or broken",
     "rule.r_small": "a small {type} change",
     "rule.r_code_change": "{type} changes code behaviour",
     "rule.r_severity": "the title names a severe problem (“{word}”)",
@@ -133,10 +136,14 @@ CATALOGUE: dict[str, str] = {
     "rule.r_api_medium": "public API changed: {names}",
     "rule.r_default": "changes a default value or behaviour",
     "rule.r_new_component": "adds a new component ({n} new source files, +{lines} lines)",
-    "rule.r_huge": "a very large core change ({lines} lines)",
     "rule.r_low_only_wins": "severity words, but only {kinds} files changed: no runtime effect",
     "rule.r_low_only": "only {kinds} files changed",
-    "rule.r_platform": "limited to a platform ({tags}): medium",
+    "rule.r_narrow": "confined to {scope}: at most medium",
+    "rule.r_host_pin": "bumps the pinned version of the host framework `{name}`",
+    "rule.r_moved": "moved, not removed: {names}",
+    "rule.r_body_severity": (
+        "the description names a failure (“{word}”) with broad reach (“{scope}”)"
+    ),
     # -- Rules write-up: the summary.
     "rule.none": "none",
     "rule.s_head": "{type}: {text}",
