@@ -23,7 +23,7 @@ import re
 from pathlib import PurePosixPath
 
 from repoherald.analysis.facts import file_kind
-from repoherald.models import ApiChange, Facts
+from repoherald.models import ApiChange, Facts, FileStatus
 
 OPT_IN_DIRS = frozenset(
     {"experimental", "experiments", "prototype", "prototypes", "contrib", "sandbox", "incubator"}
@@ -150,6 +150,22 @@ def public_removals(facts: Facts) -> tuple[list[ApiChange], list[str]]:
         ):
             removed.append(a)
     return removed, moved
+
+
+def removed_packages(facts: Facts) -> list[str]:
+    """Public packages the commit deletes (their ``__init__.py`` goes), as dotted names.
+
+    A package re-created under the same name elsewhere in the commit moved.
+    """
+    inits = [f for f in facts.files if PurePosixPath(f.path).name == "__init__.py"]
+    created = {PurePosixPath(f.path).parent.name for f in inits if f.status is FileStatus.ADDED}
+    out = []
+    for f in inits:
+        parent = PurePosixPath(f.path).parent
+        deleted = f.status is FileStatus.DELETED and parent.name not in created
+        if deleted and is_public_module(f.path) and not is_opt_in(f.path):
+            out.append(".".join(p for p in parent.parts if p not in ("src", "lib")))
+    return out
 
 
 def narrow_scope(title: str, facts: Facts, platform_tags: frozenset[str]) -> str | None:

@@ -249,6 +249,9 @@ def _raising_signals(
     gone = [a.name for a in removed if a.change == "removed"]
     if len(gone) >= 3:
         raises.append(rule("r_api", n=len(gone), names=names(gone)))
+    packages = reach.removed_packages(facts)
+    if packages:
+        raises.append(rule("r_package_removed", names=names(packages)))
     if DEFAULT_CHANGE.search(title) and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
         raises.append(rule("r_default"))
     raises.extend(_size_signals(ctype, title, facts))

@@ -122,9 +122,9 @@ SECURITY = re.compile(
 CVE = re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.I)
 BREAKING = re.compile(r"\b(breaking|backward[- ]incompatible|incompatible change)\b", re.I)
 REMOVAL = re.compile(
-    r"^\s*(remove[sd]?|drop(s|ped)?|delete[sd]?|deprecate[sd]?)\b.*\b(deprecated|support|feature|"
-    r"flags?|options?|env(ironment)? var\w*|arguments?|args?|api|apis|parameters?|"
-    r"backend|models?)\b",
+    r"(^\s*|\band )(remove[sd]?|drop(s|ped)?|delete[sd]?|deprecate[sd]?)\b.*"
+    r"\b(deprecated|support|feature|flags?|options?|env(ironment)? var\w*|arguments?|args?|"
+    r"api|apis|parameters?|backend|models?)\b",
     re.I,
 )
 DEFAULT_CHANGE = re.compile(
@@ -151,12 +151,12 @@ DELETE_VERB = re.compile(r"^\s*(remove[sd]?|delete[sd]?|drop(s|ped)?)\b", re.I)
 BODY_SEVERITY = re.compile(
     r"\b(crash(es|ed)?|segfaults?|OOMs?|out of memory|hangs?|deadlocks?|NaNs?|"
     r"wrong (results?|outputs?)|corrupt(s|ed|ion)?|illegal memory access|"
-    r"rais(e|es|ed|ing) \w*Error|\w+Error:|fails? (at|to) load)\b"
+    r"rais(e|es|ed|ing)\s+`?\w*Error|\w+Error:|fails?\s+(at|to)\s+load)\b"
 )
 """A failure a fix's description names; it counts only with a breadth word nearby."""
 BODY_BREADTH = re.compile(
     r"\b(every|all (models|requests|users|jobs|runs)|any model|by default|a default|"
-    r"default (path|run|config\w*|setting\w*))\b",
+    r"default (path|run|config\w*|setting\w*)|across (the|all)|at (model )?load)\b",
     re.I,
 )
 TEST_DEP_MANIFEST = re.compile(r"(test|dev|lint|doc|ci|bench)", re.I)

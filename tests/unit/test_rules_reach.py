@@ -171,3 +171,22 @@ def test_signature_breaks_only_when_callers_can_fail() -> None:
     assert not signature_breaks("(a) -> int", "(a, *args, **kwargs) -> int")
     assert signature_breaks("(a, scheme)", "(a, config)")
     assert signature_breaks("(a)", "(a, b)")
+
+
+def test_deleting_a_public_package_is_high_unless_it_moves() -> None:
+    gone = [("pkg/swizzle/__init__.py", D, 0, 3), ("pkg/swizzle/ops.py", D, 0, 40)]
+    analysis = _run("Tidy the swizzle code", gone)
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    assert any("`pkg.swizzle`" in r for r in analysis.reasons), analysis.reasons
+    moved = [*gone, ("pkg/kernels/swizzle/__init__.py", A, 3, 0)]
+    assert _run("Tidy the swizzle code", moved).importance is not Importance.HIGH
+    proto = [("pkg/prototype/swizzle/__init__.py", D, 0, 3)]
+    assert _run("Tidy the swizzle code", proto).importance is not Importance.HIGH
+
+
+def test_a_failure_at_model_load_counts_as_broad() -> None:
+    body = "\n\nUpstream removed the attribute; the wrapper still used it, raising\n"
+    body += "AttributeError at model load.\n"
+    analysis = _run("Fix the kv-scales path in attention for upstream" + body,
+                    [("pkg/ops/attention.py", M, 4, 2)])  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
