@@ -25,6 +25,7 @@ from repoherald.analysis.signals import (
     DEAD_CODE,
     DEFAULT_CHANGE,
     DELETE_VERB,
+    FLAG_TOGGLE,
     KEYWORD_NEEDS,
     KEYWORD_TYPES,
     LOW_KINDS,
@@ -254,6 +255,9 @@ def _raising_signals(
         raises.append(rule("r_package_removed", names=names(packages)))
     if DEFAULT_CHANGE.search(title) and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
         raises.append(rule("r_default"))
+    toggle = FLAG_TOGGLE.search(text)
+    if toggle and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
+        raises.append(rule("r_toggle", flag=toggle.group("flag")))
     raises.extend(_size_signals(ctype, title, facts))
     return raises
 

@@ -132,6 +132,12 @@ DEFAULT_CHANGE = re.compile(
     r"defaults? to|(enable|disable|turn on|turn off)\w* .*default)\b",
     re.I,
 )
+FLAG_TOGGLE = re.compile(
+    r"^\s*(enable[sd]?|disable[sd]?|turn(s|ed)? (on|off))\s+"
+    r"`?(?P<flag>[A-Za-z0-9]+(_[A-Za-z0-9]+)+)`?",
+    re.I,
+)
+"""A title that switches a named config field or flag: the behaviour users get changes."""
 NEW_CAPABILITY = re.compile(
     r"\b(new model|add(s|ed)? (support for|new)|introduce[sd]?|"
     r"new (backend|kernel|model|subsystem|architecture))\b",

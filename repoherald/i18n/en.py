@@ -135,6 +135,7 @@ CATALOGUE: dict[str, str] = {
     "rule.r_api": "{n} public APIs removed or re-signed: {names}",
     "rule.r_api_medium": "public API changed: {names}",
     "rule.r_package_removed": "deletes the public package {names}: its imports break",
+    "rule.r_toggle": "switches the config field or flag `{flag}`",
     "rule.r_default": "changes a default value or behaviour",
     "rule.r_new_component": "adds a new component ({n} new source files, +{lines} lines)",
     "rule.r_low_only_wins": "severity words, but only {kinds} files changed: no runtime effect",

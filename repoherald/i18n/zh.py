@@ -128,6 +128,7 @@ CATALOGUE: dict[str, str] = {
     "rule.r_api": "删除或修改了 {n} 个公共 API：{names}",
     "rule.r_api_medium": "修改了公共 API：{names}",
     "rule.r_package_removed": "删除了公共包 {names}：相关导入将失败",
+    "rule.r_toggle": "切换了配置项或开关 `{flag}`",
     "rule.r_default": "改变了默认值或默认行为",
     "rule.r_new_component": "新增组件（{n} 个新源文件，+{lines} 行）",
     "rule.r_low_only_wins": "虽有严重性信号，但只改动了{kinds}文件，不影响运行时",

@@ -190,3 +190,14 @@ def test_a_failure_at_model_load_counts_as_broad() -> None:
     analysis = _run("Fix the kv-scales path in attention for upstream" + body,
                     [("pkg/ops/attention.py", M, 4, 2)])  # fmt: skip
     assert analysis.importance is Importance.HIGH, analysis.reasons
+
+
+def test_switching_a_named_flag_is_a_compatibility_change() -> None:
+    files = [("pkg/platforms/tpu.py", M, 21, 0), ("pkg/models/loader.py", M, 16, 8)]
+    analysis = _run("Disable mm_device_do_normalize for JAX-native multimodal models", files)
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    assert any("`mm_device_do_normalize`" in r for r in analysis.reasons), analysis.reasons
+    example = [("examples/autoround/run.py", M, 1, 1)]
+    assert _run("disable calibrate_all_experts for the example", example).importance is (
+        Importance.LOW
+    )
