@@ -85,6 +85,11 @@ def is_opt_in(path: str) -> bool:
     return any(part in OPT_IN_DIRS for part in _parts(path)[:-1])
 
 
+def is_non_public(path: str) -> bool:
+    """True for code outside what users install: tools, scripts, examples, hidden directories."""
+    return any(p in NON_PUBLIC_DIRS or p.startswith(".") for p in _parts(path)[:-1])
+
+
 def is_peripheral(path: str) -> bool:
     """True for code no default user runs: opt-in, non-public or hidden directories."""
     parts = _parts(path)[:-1]

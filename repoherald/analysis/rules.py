@@ -191,8 +191,24 @@ def _base_level(ctype: ChangeType, title: str, facts: Facts) -> tuple[Importance
             return Importance.LOW, [rule("r_dead_code")]
         if lines >= 200 or facts.files_changed >= 10:
             return Importance.MEDIUM, [rule("r_large_refactor", lines=lines)]
+        if ctype is ChangeType.OTHER and _core_source(facts):
+            return Importance.MEDIUM, [
+                rule("r_unclassified_code", names=names(_core_source(facts)))
+            ]
         return Importance.LOW, [rule("r_small", type=type_text(ctype))]
+    code = [f.path for f in facts.files if file_kind(f.path) == "source"]
+    if code and all(reach.is_non_public(p) for p in code):
+        return Importance.LOW, [rule("r_tooling", names=names(code, limit=3))]
     return Importance.MEDIUM, [rule("r_code_change", type=type_text(ctype))]
+
+
+def _core_source(facts: Facts) -> list[str]:
+    """Changed source files of the default path (not opt-in, tooling or examples)."""
+    return [
+        f.path
+        for f in facts.files
+        if file_kind(f.path) == "source" and not reach.is_peripheral(f.path)
+    ]
 
 
 def _dependency_level(facts: Facts) -> tuple[Importance, list[Text]]:

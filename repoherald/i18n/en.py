@@ -126,6 +126,8 @@ CATALOGUE: dict[str, str] = {
     "rule.r_revert_feature": "the reverted change is a feature or a severe fix",
     "rule.r_large_refactor": "a sizeable code change ({lines} source lines)",
     "rule.r_dead_code": "removes code the title calls unused or broken",
+    "rule.r_unclassified_code": "an unclassified change to default-path code: {names}",
+    "rule.r_tooling": "code only in tools, scripts or examples ({names}): nothing users run",
     "rule.r_small": "a small {type} change",
     "rule.r_code_change": "{type} changes code behaviour",
     "rule.r_severity": "the title names a severe problem (“{word}”)",

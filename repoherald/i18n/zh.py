@@ -119,6 +119,8 @@ CATALOGUE: dict[str, str] = {
     "rule.r_revert_feature": "被回退的是功能或严重问题修复",
     "rule.r_large_refactor": "较大的代码改动（源代码 {lines} 行）",
     "rule.r_dead_code": "删除了标题称为无用或已损坏的代码",
+    "rule.r_unclassified_code": "未归类但改动了默认路径的代码：{names}",
+    "rule.r_tooling": "只改动了工具、脚本或示例代码（{names}），不影响用户运行的代码",
     "rule.r_small": "规模较小的{type}改动",
     "rule.r_code_change": "{type}改动了代码行为",
     "rule.r_severity": "标题提到严重问题（“{word}”）",

@@ -201,3 +201,19 @@ def test_switching_a_named_flag_is_a_compatibility_change() -> None:
     assert _run("disable calibrate_all_experts for the example", example).importance is (
         Importance.LOW
     )
+
+
+def test_an_unclassified_change_to_default_path_code_is_medium() -> None:
+    analysis = _run("Clamp decode buckets to the cache size", [("pkg/sched/buckets.py", M, 9, 2)])
+    assert analysis.importance is Importance.MEDIUM, analysis.reasons
+    plain = _run(
+        "Separate q, k, v projections in sliding layers", [("pkg/layers/attn.py", M, 36, 47)]
+    )
+    assert plain.change_type is ChangeType.OTHER and plain.importance is Importance.MEDIUM
+
+
+def test_features_in_tools_and_hidden_directories_are_low() -> None:
+    tools = [("tools/tuning/rpa_tuner.py", A, 400, 0), (".claude/skills/tiny/finetune.py", M, 4, 0)]
+    analysis = _run("Add a batched kernel tuner", tools)
+    assert analysis.importance is Importance.LOW, analysis.reasons
+    assert any("tools/tuning/rpa_tuner.py" in r for r in analysis.reasons), analysis.reasons
