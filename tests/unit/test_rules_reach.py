@@ -217,3 +217,16 @@ def test_features_in_tools_and_hidden_directories_are_low() -> None:
     analysis = _run("Add a batched kernel tuner", tools)
     assert analysis.importance is Importance.LOW, analysis.reasons
     assert any("tools/tuning/rpa_tuner.py" in r for r in analysis.reasons), analysis.reasons
+
+
+def test_the_write_up_says_moved_and_leaves_out_empty_insights() -> None:
+    analysis = _run(
+        "Split helpers into their own module",
+        [("pkg/core.py", M, 0, 9), ("pkg/helpers.py", A, 9, 0)],
+        {"pkg/core.py": (FUNCS + "X = 1\n", "X = 1\n"), "pkg/helpers.py": ("", FUNCS)},
+    )
+    assert "moves `alpha`, `beta`, `gamma` to another module" in analysis.summary
+    assert "moved, still importable" in analysis.insights["compatibility"]
+    assert "Downstream calls break" not in [r.risk for r in analysis.risks]
+    docs = _run("Update the guide", [("docs/guide.md", M, 3, 1)])
+    assert docs.insights == {}, docs.insights
