@@ -15,12 +15,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from repoherald.analysis import writeup
+from repoherald.analysis import reach, writeup
 from repoherald.analysis.facts import file_kind, parse_title
 from repoherald.analysis.signals import (
+    BODY_BREADTH,
+    BODY_SEVERITY,
     BREAKING,
     CVE,
+    DEAD_CODE,
     DEFAULT_CHANGE,
+    DELETE_VERB,
+    FLAG_TOGGLE,
     KEYWORD_NEEDS,
     KEYWORD_TYPES,
     LOW_KINDS,
@@ -36,10 +41,20 @@ from repoherald.analysis.signals import (
 )
 from repoherald.analysis.writeup import kinds_text, names, rule
 from repoherald.i18n import type_text
-from repoherald.models import Analysis, ChangeType, Commit, Facts, FileStatus, Importance, Text
+from repoherald.models import (
+    Analysis,
+    ApiChange,
+    ChangeType,
+    Commit,
+    Facts,
+    FileStatus,
+    Importance,
+    Text,
+)
 
-RULES_VERSION = "2"
-"""2: reasons and write-up stored as messages (codes and arguments), not prose."""
+RULES_VERSION = "3"
+"""2: reasons and write-up stored as messages (codes and arguments), not prose.
+3: reach, public surface, host pins and severity scope (issue 11)."""
 
 _ONLY_KINDS: tuple[tuple[tuple[str, ...], ChangeType], ...] = (
     (("docs",), ChangeType.DOCS),
@@ -65,14 +80,21 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     """The change type and the reason, in priority order of the evidence."""
     if facts.is_revert:
         return ChangeType.REVERT, rule("t_revert")
+    host = reach.host_pin(facts)
+    if host:
+        return ChangeType.DEPENDENCIES, rule("t_host_pin", name=host)
     for kinds, ctype in _ONLY_KINDS:
         if facts.only(*kinds):
             return ctype, rule("t_only", kinds=kinds_text(kinds))
     for tag in facts.tags:
         tagged = TAG_TYPES.get(norm_tag(tag)) or TAG_TYPES.get(tag)
+        if tagged is None and norm_tag(tag).startswith("fix"):
+            tagged = ChangeType.BUGFIX
         if tagged is not None:
             return tagged, rule("t_tag", tag=tag)
     text = parse_title(title).text
+    if DELETE_VERB.search(text) and facts.deleted >= 3 * max(facts.added, 1):
+        return ChangeType.REFACTOR, rule("t_deletes", word=text.split()[0].lower())
     if facts.dependency_changes and re.search(r"\b(bump|upgrade|update|pin)\b", text, re.I):
         return ChangeType.DEPENDENCIES, rule("t_deps")
     keyword = _keyword_type(text, facts)
@@ -105,6 +127,8 @@ def _keyword_type(text: str, facts: Facts) -> tuple[ChangeType, Text] | None:
                 continue
         elif needs and _share(facts, needs) < 0.5:
             continue
+        elif not needs and not (facts.kinds.get("source") or facts.kinds.get("build")):
+            continue  # "support", "fix": a code word needs code in the diff to agree
         return ctype, rule("t_keyword", word=hit.group(0).lower())
     return None
 
@@ -113,27 +137,37 @@ def decide(commit: Commit, facts: Facts) -> Verdict:
     """Type and importance, each step recording why.
 
     The type sets a base level; severity, security, breaking changes and
-    size can raise it to high; a commit that only touches docs, tests, CI
-    or benchmarks stays low whatever its words say.
+    new capabilities can raise it to high, unless the change is narrow (one
+    model family, one hardware generation or platform, opt-in code), which
+    caps it at medium; a commit that only touches docs, tests, CI or
+    benchmarks stays low whatever its words say. Size alone never raises.
     """
     ctype, type_reason = classify_type(commit.title, facts)
+    host = reach.host_pin(facts) if ctype is ChangeType.DEPENDENCIES else None
+    if host:
+        return Verdict(ctype, type_reason, Importance.HIGH, [rule("r_host_pin", name=host)])
     importance, reasons = _base_level(ctype, commit.title, facts)
     low_only = facts.only(*LOW_KINDS)
-    removed_api = [a.name for a in facts.api_changes if a.change in ("removed", "signature")]
-    if 0 < len(removed_api) < 3 and importance is Importance.LOW and not low_only:
+    removed, moved = reach.public_removals(facts)
+    if DEAD_CODE.search(commit.title) and ctype is ChangeType.REFACTOR:
+        # Dead code in an opt-in path had no users to break.
+        removed = [a for a in removed if not reach.is_peripheral(a.path)]
+    if moved:
+        reasons.append(rule("r_moved", names=names(moved)))
+    if removed and importance is Importance.LOW and not low_only:
         importance = Importance.MEDIUM
-        reasons.append(rule("r_api_medium", names=names(removed_api)))
-    raises = _raising_signals(ctype, commit, facts)
+        reasons.append(rule("r_api_medium", names=names(a.name for a in removed)))
+    raises = _raising_signals(ctype, commit, facts, removed)
+    narrow = reach.narrow_scope(commit.title, facts, frozenset(PLATFORM_TAGS))
     if raises and low_only:
         reasons.append(rule("r_low_only_wins", kinds=kinds_text(facts.kinds)))
         importance = Importance.LOW
+    elif raises and narrow:
+        importance = Importance.MEDIUM
+        reasons.extend([*raises, rule("r_narrow", scope=narrow)])
     elif raises:
         importance = Importance.HIGH
         reasons.extend(raises)
-        platform = [t for t in facts.tags if norm_tag(t) in PLATFORM_TAGS]
-        if platform:
-            importance = Importance.MEDIUM
-            reasons.append(rule("r_platform", tags=", ".join(platform)))
     elif low_only and importance is not Importance.LOW:
         importance = Importance.LOW
         reasons.append(rule("r_low_only", kinds=kinds_text(facts.kinds)))
@@ -153,10 +187,28 @@ def _base_level(ctype: ChangeType, title: str, facts: Facts) -> tuple[Importance
         return _revert_level(title)
     if ctype in (ChangeType.REFACTOR, ChangeType.OTHER):
         lines = _source_lines(facts)
+        if DEAD_CODE.search(title):
+            return Importance.LOW, [rule("r_dead_code")]
         if lines >= 200 or facts.files_changed >= 10:
             return Importance.MEDIUM, [rule("r_large_refactor", lines=lines)]
+        if ctype is ChangeType.OTHER and _core_source(facts):
+            return Importance.MEDIUM, [
+                rule("r_unclassified_code", names=names(_core_source(facts)))
+            ]
         return Importance.LOW, [rule("r_small", type=type_text(ctype))]
+    code = [f.path for f in facts.files if file_kind(f.path) == "source"]
+    if code and all(reach.is_non_public(p) for p in code):
+        return Importance.LOW, [rule("r_tooling", names=names(code, limit=3))]
     return Importance.MEDIUM, [rule("r_code_change", type=type_text(ctype))]
+
+
+def _core_source(facts: Facts) -> list[str]:
+    """Changed source files of the default path (not opt-in, tooling or examples)."""
+    return [
+        f.path
+        for f in facts.files
+        if file_kind(f.path) == "source" and not reach.is_peripheral(f.path)
+    ]
 
 
 def _dependency_level(facts: Facts) -> tuple[Importance, list[Text]]:
@@ -190,44 +242,70 @@ def _revert_level(title: str) -> tuple[Importance, list[Text]]:
     return Importance.MEDIUM, reasons
 
 
-def _raising_signals(ctype: ChangeType, commit: Commit, facts: Facts) -> list[Text]:
+def _raising_signals(
+    ctype: ChangeType, commit: Commit, facts: Facts, removed: list[ApiChange]
+) -> list[Text]:
     """The signals that make a commit high, each with its reason, in a fixed order."""
     title = commit.title
     raises: list[Text] = []
     sev = SEVERITY.search(title)
     if sev and ctype not in (ChangeType.FEATURE, ChangeType.PERFORMANCE):
         raises.append(rule("r_severity", word=sev.group(0).lower()))
+    elif ctype is ChangeType.BUGFIX:
+        raises.extend(_body_severity(commit.body))
     # Security raises from the title, or from a CVE id anywhere: prose in a
     # long description mentions "security" far too casually to count.
     sec = SECURITY.search(title) or CVE.search(commit.message)
-    if sec and not sev:
+    if sec and not sev and ctype in (ChangeType.BUGFIX, ChangeType.OTHER):
         raises.append(rule("r_security", word=sec.group(0).lower()))
     if facts.breaking_marker or BREAKING.search(title):
         raises.append(rule("r_breaking"))
-    if REMOVAL.search(parse_title(title).text):
+    text = parse_title(title).text
+    if REMOVAL.search(text) and not DEAD_CODE.search(text):
         raises.append(rule("r_removal"))
-    removed_api = [a.name for a in facts.api_changes if a.change in ("removed", "signature")]
-    if len(removed_api) >= 3:
-        raises.append(rule("r_api", n=len(removed_api), names=names(removed_api)))
+    gone = [a.name for a in removed if a.change == "removed"]
+    if len(gone) >= 3:
+        raises.append(rule("r_api", n=len(gone), names=names(gone)))
+    packages = reach.removed_packages(facts)
+    if packages:
+        raises.append(rule("r_package_removed", names=names(packages)))
     if DEFAULT_CHANGE.search(title) and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
         raises.append(rule("r_default"))
+    toggle = FLAG_TOGGLE.search(text)
+    if toggle and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
+        raises.append(rule("r_toggle", flag=toggle.group("flag")))
     raises.extend(_size_signals(ctype, title, facts))
     return raises
 
 
+def _body_severity(body: str) -> list[Text]:
+    """A fix whose description names a failure and how broadly it struck.
+
+    "every MoE job raised TypeError", "a default serve OOMs": the failure
+    word alone is too common in descriptions; with a breadth word in the
+    same paragraph it is what a reader would call severe.
+    """
+    for paragraph in re.split(r"\n\s*\n", body):
+        failure = BODY_SEVERITY.search(paragraph)
+        breadth = BODY_BREADTH.search(paragraph)
+        if failure and breadth:
+            return [rule("r_body_severity", word=failure.group(0), scope=breadth.group(0))]
+    return []
+
+
 def _size_signals(ctype: ChangeType, title: str, facts: Facts) -> list[Text]:
-    """A large new component, or a very large core change."""
-    out: list[Text] = []
-    new_source = [f for f in facts.files if _new_source(f.status, f.path)]
+    """A new capability the title announces, backed by new importable code.
+
+    Size alone never raises: thousands of lines of a new kernel or tool
+    are judged by who runs them, not by their count.
+    """
+    new_source = [
+        f for f in facts.files if _new_source(f.status, f.path) and not reach.is_peripheral(f.path)
+    ]
     new_lines = sum(f.added for f in new_source)
-    if ctype is ChangeType.FEATURE and (
-        (NEW_CAPABILITY.search(title) and new_lines >= 200) or new_lines >= 800
-    ):
-        out.append(rule("r_new_component", n=len(new_source), lines=new_lines))
-    lines = _source_lines(facts)
-    if lines >= 1500 and ctype in (ChangeType.FEATURE, ChangeType.REFACTOR):
-        out.append(rule("r_huge", lines=lines))
-    return out
+    if ctype is ChangeType.FEATURE and NEW_CAPABILITY.search(title) and new_lines >= 200:
+        return [rule("r_new_component", n=len(new_source), lines=new_lines)]
+    return []
 
 
 def _new_source(status: FileStatus, path: str) -> bool:

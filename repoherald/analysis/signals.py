@@ -63,7 +63,8 @@ KEYWORD_TYPES: list[tuple[re.Pattern[str], ChangeType]] = [
     (
         re.compile(
             r"\b(fix(e[sd])?|bug|crash|segfault|hang|deadlock|leak|broken|workaround|"
-            r"prevent|avoid|guard against|reject|correct(ly)?)\b",
+            r"prevent|avoid|guard( against)?|guards|reject|correct(ly)?|restore[sd]?|"
+            r"clamp(s|ed)?|tolerate[sd]?|missing|mismatch(es)?|(to )?work with|unbreak)\b",
             re.I,
         ),
         ChangeType.BUGFIX,
@@ -108,7 +109,7 @@ KEYWORD_NEEDS: dict[ChangeType, tuple[str, ...]] = {
 SEVERITY = re.compile(
     r"\b(crash(es|ed|ing)?|segfaults?|segmentation fault|core dump(ed)?|hangs?|hanging|deadlocks?|"
     r"(memory )?leaks?|data loss|los(e|es|ing) data|corrupt(s|ed|ion)?|security|vulnerab\w*|"
-    r"cve-\d{4}-\d+|regressions?|race conditions?|wrong (results?|outputs?|answers?)|"
+    r"cve-\d{4}-\d+|race conditions?|wrong (results?|outputs?|answers?)|"
     r"incorrect (results?|outputs?)|accuracy|nan|oom|out of memory|illegal memory access|"
     r"use-after-free|overflow)\b",
     re.I,
@@ -121,9 +122,9 @@ SECURITY = re.compile(
 CVE = re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.I)
 BREAKING = re.compile(r"\b(breaking|backward[- ]incompatible|incompatible change)\b", re.I)
 REMOVAL = re.compile(
-    r"^\s*(remove[sd]?|drop(s|ped)?|delete[sd]?|deprecate[sd]?)\b.*\b(deprecated|support|feature|"
-    r"flags?|options?|env(ironment)? var\w*|arguments?|args?|api|apis|parameters?|"
-    r"backend|models?)\b",
+    r"(^\s*|\band )(remove[sd]?|drop(s|ped)?|delete[sd]?|deprecate[sd]?)\b.*"
+    r"\b(deprecated|support|feature|flags?|options?|env(ironment)? var\w*|arguments?|args?|"
+    r"api|apis|parameters?|backend|models?)\b",
     re.I,
 )
 DEFAULT_CHANGE = re.compile(
@@ -131,6 +132,12 @@ DEFAULT_CHANGE = re.compile(
     r"defaults? to|(enable|disable|turn on|turn off)\w* .*default)\b",
     re.I,
 )
+FLAG_TOGGLE = re.compile(
+    r"^\s*(enable[sd]?|disable[sd]?|turn(s|ed)? (on|off))\s+"
+    r"`?(?P<flag>[A-Za-z0-9]+(_[A-Za-z0-9]+)+)`?",
+    re.I,
+)
+"""A title that switches a named config field or flag: the behaviour users get changes."""
 NEW_CAPABILITY = re.compile(
     r"\b(new model|add(s|ed)? (support for|new)|introduce[sd]?|"
     r"new (backend|kernel|model|subsystem|architecture))\b",
@@ -139,6 +146,23 @@ NEW_CAPABILITY = re.compile(
 PERF_HINT = re.compile(
     r"\b(perf|performance|latency|throughput|speed|faster|optimi\w+|"
     r"memory|cache|kernel|overhead)\b",
+    re.I,
+)
+DEAD_CODE = re.compile(
+    r"\b(unused|dead|stale|orphan\w*|unreachable|redundant|duplicated?|shadowed|broken|obsolete)\b",
+    re.I,
+)
+"""Removing code the title calls dead breaks nobody: no removal signal."""
+DELETE_VERB = re.compile(r"^\s*(remove[sd]?|delete[sd]?|drop(s|ped)?)\b", re.I)
+BODY_SEVERITY = re.compile(
+    r"\b(crash(es|ed)?|segfaults?|OOMs?|out of memory|hangs?|deadlocks?|NaNs?|"
+    r"wrong (results?|outputs?)|corrupt(s|ed|ion)?|illegal memory access|"
+    r"rais(e|es|ed|ing)\s+`?\w*Error|\w+Error:|fails?\s+(at|to)\s+load)\b"
+)
+"""A failure a fix's description names; it counts only with a breadth word nearby."""
+BODY_BREADTH = re.compile(
+    r"\b(every|all (models|requests|users|jobs|runs)|any model|by default|a default|"
+    r"default (path|run|config\w*|setting\w*)|across (the|all)|at (model )?load)\b",
     re.I,
 )
 TEST_DEP_MANIFEST = re.compile(r"(test|dev|lint|doc|ci|bench)", re.I)

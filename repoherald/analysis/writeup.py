@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from repoherald.analysis import reach
 from repoherald.analysis.facts import file_kind, parse_title
 from repoherald.analysis.signals import PERF_HINT, SECURITY
 from repoherald.emails import hide_emails
 from repoherald.i18n import type_text
 from repoherald.models import (
-    ApiChange,
     Arg,
     ChangeType,
     Commit,
@@ -65,40 +65,30 @@ def dep_list(changes: Iterable[DependencyChange]) -> str:
     return ", ".join(out)
 
 
-def _broken(facts: Facts) -> list[ApiChange]:
-    return [a for a in facts.api_changes if a.change in ("removed", "signature")]
-
-
 # -- summary and impact --------------------------------------------------------
 
 
 def summary(commit: Commit, ctype: ChangeType, facts: Facts) -> Text:
-    """The type and the title's own words, then what changed: files, public API, dependencies."""
+    """The type and the title's own words, then what the title does not say.
+
+    Where the change lands (areas, not line counts: the report shows those
+    next to it), which public names it removes or moves, and which
+    dependencies it changes.
+    """
     text = hide_emails(parse_title(commit.title).text)
     parts = [rule("s_head", type=type_text(ctype), text=text or rule("s_untitled"))]
-    if facts.files_changed:
-        areas: Arg = names(facts.areas, limit=3, code=False) if facts.areas else rule("none")
-        parts.append(
-            rule(
-                "s_files",
-                files=facts.files_changed,
-                added=facts.added,
-                deleted=facts.deleted,
-                areas=areas,
-            )
-        )
-    else:
+    if facts.areas:
+        parts.append(rule("s_where", areas=names(facts.areas, limit=3, code=False)))
+    elif not facts.files_changed:
         parts.append(rule("s_empty"))
-    counts = {c: sum(1 for a in facts.api_changes if a.change == c) for c in _API_CHANGES}
-    if any(counts.values()):
-        parts.append(
-            rule(
-                "s_api",
-                added=counts["added"],
-                removed=counts["removed"],
-                changed=counts["signature"],
-            )
-        )
+    removed, moved = reach.public_removals(facts)
+    if removed:
+        parts.append(rule("s_removes", names=names(a.name for a in removed)))
+    if moved:
+        parts.append(rule("s_moves", names=names(moved)))
+    added = [a.name for a in facts.api_changes if a.change == "added" and a.name not in moved]
+    if added and not removed:
+        parts.append(rule("s_adds", names=names(added, limit=3)))
     if facts.dependency_changes:
         parts.append(rule("s_deps", deps=dep_list(facts.dependency_changes[:3])))
     return sentences(*parts)
@@ -168,17 +158,22 @@ def _area_for(facts: Facts, path: str) -> str:
 
 
 def insights(ctype: ChangeType, commit: Commit, facts: Facts) -> dict[str, Message]:
-    """One observation per dimension, each from facts (or saying there is none)."""
-    return {
+    """One observation per dimension that has one; a dimension with nothing to say is left out.
+
+    A sentence such as "no security signal found" would be true of almost
+    every commit and tells the reader nothing.
+    """
+    found = {
         "architecture": _architecture(facts),
         "performance": _performance(ctype, commit),
         "security": _security(commit, facts),
         "maintainability": _maintainability(facts),
         "compatibility": _compatibility(facts),
     }
+    return {key: text for key, text in found.items() if text is not None}
 
 
-def _architecture(facts: Facts) -> Text:
+def _architecture(facts: Facts) -> Text | None:
     added = [f.path for f in facts.files if f.status is FileStatus.ADDED and _is_source(f.path)]
     deleted = [f.path for f in facts.files if f.status is FileStatus.DELETED and _is_source(f.path)]
     if added or deleted:
@@ -188,8 +183,10 @@ def _architecture(facts: Facts) -> Text:
             deleted=len(deleted),
             list=names(added + deleted, limit=4),
         )
+    elif len(facts.areas) > 2:
+        return rule("in_arch_areas", n=len(facts.areas))
     else:
-        arch = rule("in_arch_none")
+        return None
     if len(facts.areas) > 1:
         return sentences(arch, rule("in_arch_areas", n=len(facts.areas)))
     return arch
@@ -199,23 +196,23 @@ def _is_source(path: str) -> bool:
     return file_kind(path) == "source"
 
 
-def _performance(ctype: ChangeType, commit: Commit) -> Text:
+def _performance(ctype: ChangeType, commit: Commit) -> Text | None:
     hit = PERF_HINT.search(commit.title)
     if ctype is ChangeType.PERFORMANCE or hit:
         return rule("in_perf_signal", word=hit.group(0) if hit else "perf")
-    return rule("in_perf_none")
+    return None
 
 
-def _security(commit: Commit, facts: Facts) -> Text:
+def _security(commit: Commit, facts: Facts) -> Text | None:
     hit = SECURITY.search(commit.message)
     if hit:
         return rule("in_sec_signal", word=hit.group(0))
     if facts.dependency_changes:
         return rule("in_sec_deps")
-    return rule("in_sec_none")
+    return None
 
 
-def _maintainability(facts: Facts) -> Text:
+def _maintainability(facts: Facts) -> Text | None:
     tests = facts.kinds.get("tests", 0)
     src = facts.kinds.get("source", 0)
     if src and tests:
@@ -223,23 +220,24 @@ def _maintainability(facts: Facts) -> Text:
     elif src:
         maint = rule("in_maint_no_tests", src=src)
     else:
-        maint = rule("in_maint_nosrc")
+        return None
     if facts.kinds.get("docs"):
         return sentences(maint, rule("in_maint_docs", n=facts.kinds["docs"]))
     return maint
 
 
-def _compatibility(facts: Facts) -> Text:
-    broken = _broken(facts)
-    if broken or facts.breaking_marker:
-        listed: Arg = names(a.name for a in broken) or rule("none")
-        compat = rule("in_compat_api", names=listed)
-        if facts.breaking_marker:
-            return sentences(compat, rule("in_compat_marker"))
-        return compat
-    if facts.dependency_changes:
-        return rule("in_compat_deps", deps=dep_list(facts.dependency_changes[:3]))
-    return rule("in_compat_none")
+def _compatibility(facts: Facts) -> Text | None:
+    removed, moved = reach.public_removals(facts)
+    parts = []
+    if removed:
+        parts.append(rule("in_compat_api", names=names(a.name for a in removed)))
+    if moved:
+        parts.append(rule("in_compat_moved", names=names(moved)))
+    if facts.breaking_marker:
+        parts.append(rule("in_compat_marker"))
+    if not parts and facts.dependency_changes:
+        parts.append(rule("in_compat_deps", deps=dep_list(facts.dependency_changes[:3])))
+    return sentences(*parts) if parts else None
 
 
 # -- risks and recommendations ---------------------------------------------------
@@ -253,7 +251,7 @@ def _risk(code: str, **detail_args: Arg) -> Risk:
 def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
     """What could break downstream, each only when a fact shows it."""
     out: list[Risk] = []
-    broken = _broken(facts)
+    broken, _moved = reach.public_removals(facts)
     if broken:
         out.append(_risk("api", names=names(a.name for a in broken)))
     if facts.breaking_marker:

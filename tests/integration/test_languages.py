@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
+from repoherald.analysis.rules import RULES_VERSION
 from repoherald.config import build_settings
 from repoherald.pipeline import run
 from repoherald.store.db import Store
@@ -53,7 +54,7 @@ def test_the_second_language_reuses_the_rule_analyses(git_repo: GitFixture, tmp_
     zh_md, _ = _report(tmp_path / "zh", shared, git_repo, "zh", tmp_path)
     with Store.open(shared / "repoherald.db") as store:
         analysers = [row[0] for row in store.conn.execute("SELECT analyser FROM analyses")]
-    assert analysers == ["rules/2", "rules/2"], "keyed without a language"
+    assert analysers == [f"rules/{RULES_VERSION}"] * 2, "keyed without a language"
 
     settings = build_settings(
         repos=(str(git_repo.path),), day=DAY, tz="UTC", lang="en", out=str(tmp_path / "en"),

@@ -1,0 +1,232 @@
+"""Reach and public surface: how far a change travels before a downstream user feels it.
+
+The rubric (``shared/IMPORTANCE.md``) rates by reach, not size: a thousand
+lines in a prototype kernel matter less than one changed default in the
+engine. These helpers read only paths, names and the title, so they hold in
+any repository:
+
+- *public* means importable by contract: a module of the project's own code,
+  not under tests, benchmarks, examples, scripts, tools or a hidden
+  directory, with no ``_``-prefixed module or name on the way;
+- *opt-in* paths (``experimental/``, ``prototype/``, ``contrib/``…) cap a
+  change at medium: only users who chose them are affected;
+- a *narrow* change names one model family, one hardware generation or one
+  platform in its title, or touches code only in opt-in or non-public paths;
+- a *pin file* dedicated to one package (``vllm_lkg.version``,
+  ``torch-commit.txt``) pins the host framework a plugin is built on.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import PurePosixPath
+
+from repoherald.analysis.facts import file_kind
+from repoherald.models import ApiChange, Facts, FileStatus
+
+OPT_IN_DIRS = frozenset(
+    {"experimental", "experiments", "prototype", "prototypes", "contrib", "sandbox", "incubator"}
+)
+"""Directories whose code users must opt into: a change there reaches few of them."""
+NON_PUBLIC_DIRS = frozenset(
+    {
+        "examples", "example", "scripts", "script", "tools", "tool", "benchmarks",
+        "benchmark", "bench", "tests", "test", "docs", "doc", "demo", "demos",
+        "tutorials", "notebooks",
+    }
+)  # fmt: skip
+"""Directories that hold no importable API: removing code there breaks no import."""
+
+MODEL_FAMILY = re.compile(
+    r"\b(llama|qwen|deepseek|ds-?v\d|gemma|mistral|mixtral|glm|granite|phi-?\d|minimax|kimi|"
+    r"gpt-?oss|falcon|whisper|llava|internvl|baichuan|chatglm|olmo|jamba|nemotron|"
+    r"command-?r|bloom|starcoder|mamba|ernie|hunyuan|pixtral|molmo|idefics|smolvlm|"
+    r"paligemma|siglip|bert|roberta|t5|sam2?)[\w.-]*",
+    re.I,
+)
+"""A model family named in a title: a fix or feature for it reaches that family only."""
+HARDWARE_GENERATION = re.compile(
+    r"\b(blackwell|hopper|ampere|ada|volta|turing|sm_?\d{2,3}a?|[hba]100|[hb]200|gb200|"
+    r"mi\d{3}x?|gaudi\s?\d|v[4-7][ep]|v7x|trillium|ironwood|xeon|graviton)\b",
+    re.I,
+)
+"""One hardware generation named in a title."""
+_PIN_FILE = re.compile(
+    r"^(?P<name>[a-z][\w-]*?)[._-]?(lkg|commit|pin|ref)?"
+    r"(\.version|[._-]version\.txt|[._-]commit\.txt|[._-](lkg|commit|pin)(\.txt)?)$",
+    re.I,
+)
+_TOOLCHAINS = frozenset({"python", "node", "ruby", "go", "golang", "rust", "java", "nvm", "tool"})
+
+
+def _parts(path: str) -> list[str]:
+    return [s.lower() for s in PurePosixPath(path).parts]
+
+
+def is_public_module(path: str) -> bool:
+    """True for a Python module a user imports by contract.
+
+    Not under tests, examples, scripts, tools, benchmarks or a hidden
+    directory; no ``_``-prefixed package or module (``__init__.py`` aside).
+    """
+    parts = _parts(path)
+    if not parts or not parts[-1].endswith(".py") or file_kind(path) != "source":
+        return False
+    for part in parts[:-1]:
+        if part in NON_PUBLIC_DIRS or part.startswith((".", "_")):
+            return False
+    leaf = parts[-1]
+    return leaf == "__init__.py" or not leaf.startswith("_")
+
+
+def is_opt_in(path: str) -> bool:
+    """True when the path lies under a directory users opt into (``prototype/``…)."""
+    return any(part in OPT_IN_DIRS for part in _parts(path)[:-1])
+
+
+def is_non_public(path: str) -> bool:
+    """True for code outside what users install: tools, scripts, examples, hidden directories."""
+    return any(p in NON_PUBLIC_DIRS or p.startswith(".") for p in _parts(path)[:-1])
+
+
+def is_peripheral(path: str) -> bool:
+    """True for code no default user runs: opt-in, non-public or hidden directories."""
+    parts = _parts(path)[:-1]
+    return is_opt_in(path) or any(p in NON_PUBLIC_DIRS or p.startswith(".") for p in parts)
+
+
+def signature_breaks(old: str | None, new: str | None) -> bool:
+    """True when a caller of ``old`` can fail against ``new``.
+
+    A parameter disappears, or a new one has no default. Unparseable
+    signatures count as breaking: the report would rather over-warn.
+    """
+    if not old or not new:
+        return True
+    before, after = _params(old), _params(new)
+    if before is None or after is None:
+        return True
+    gone = set(before) - set(after)
+    required_new = {name for name, has_default in after.items() if not has_default} - set(before)
+    return bool(gone or required_new)
+
+
+def _params(signature: str) -> dict[str, bool] | None:
+    """Parameter name -> has a default (``*args``/``**kwargs`` count as defaulted)."""
+    head = signature.split("->")[0].strip() if ")" in signature else signature
+    try:
+        tree = ast.parse(f"def f{head.rstrip(':')}: pass")
+    except SyntaxError:
+        return None
+    fn = tree.body[0]
+    if not isinstance(fn, ast.FunctionDef):
+        return None
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    defaults = len(a.defaults)
+    out = {p.arg: i >= len(positional) - defaults for i, p in enumerate(positional)}
+    for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        out[p.arg] = d is not None
+    for star in (a.vararg, a.kwarg):
+        if star is not None:
+            out["*" + star.arg] = True
+    return out
+
+
+def public_removals(facts: Facts) -> tuple[list[ApiChange], list[str]]:
+    """Public names removed or re-signed incompatibly, and the names only moved.
+
+    A name removed from one module and defined in another in the same
+    commit is a move, not a removal. Private names and modules, tests,
+    examples and scripts are not public.
+    """
+    added = {(a.name, a.path) for a in facts.api_changes if a.change == "added"}
+    added_names = {name for name, _ in added}
+    removed: list[ApiChange] = []
+    moved: list[str] = []
+    for a in facts.api_changes:
+        if a.name.startswith("_") or not is_public_module(a.path):
+            continue
+        if a.change == "removed" and a.name in added_names:
+            moved.append(a.name)
+        elif a.change == "removed" or (
+            a.change == "signature" and signature_breaks(a.old_signature, a.new_signature)
+        ):
+            removed.append(a)
+    return removed, moved
+
+
+def removed_packages(facts: Facts) -> list[str]:
+    """Public packages the commit deletes (their ``__init__.py`` goes), as dotted names.
+
+    A package re-created under the same name elsewhere in the commit moved.
+    """
+    inits = [f for f in facts.files if PurePosixPath(f.path).name == "__init__.py"]
+    created = {PurePosixPath(f.path).parent.name for f in inits if f.status is FileStatus.ADDED}
+    out = []
+    for f in inits:
+        parent = PurePosixPath(f.path).parent
+        deleted = f.status is FileStatus.DELETED and parent.name not in created
+        if deleted and is_public_module(f.path) and not is_opt_in(f.path):
+            out.append(".".join(p for p in parent.parts if p not in ("src", "lib")))
+    return out
+
+
+def narrow_scope(title: str, facts: Facts, platform_tags: frozenset[str]) -> str | None:
+    """What confines the change to a few users, in words for the reason; None for a core path."""
+    for tag in facts.tags:
+        if re.sub(r"[\s_-]+", "", tag) in platform_tags:
+            return tag
+    for tag in facts.tags:
+        if MODEL_FAMILY.fullmatch(tag) or HARDWARE_GENERATION.search(tag):
+            return tag
+    hardware = HARDWARE_GENERATION.search(title)
+    if hardware:
+        return hardware.group(0)
+    code = [f.path for f in facts.files if file_kind(f.path) == "source"]
+    model = _model_in_paths(title, code)
+    if model:
+        return model
+    if code and all(is_peripheral(p) for p in code):
+        return _first_peripheral_dir(code[0])
+    return None
+
+
+def _model_in_paths(title: str, paths: list[str]) -> str | None:
+    """A model family the title names whose own code the diff touches.
+
+    "Fix a leak for Whisper" in the shared model runner is a core fix; the
+    same words with a change in ``models/whisper.py`` are Whisper's alone.
+    """
+    for hit in MODEL_FAMILY.finditer(title):
+        stem = re.sub(r"[^a-z]", "", hit.group(1).lower())
+        if stem and any(stem in re.sub(r"[^a-z/]", "", p.lower()) for p in paths):
+            return hit.group(0)
+    return None
+
+
+def _first_peripheral_dir(path: str) -> str:
+    for part in PurePosixPath(path).parts[:-1]:
+        low = part.lower()
+        if low in OPT_IN_DIRS or low in NON_PUBLIC_DIRS or low.startswith("."):
+            return part + "/"
+    return path
+
+
+def host_pin(facts: Facts) -> str | None:
+    """The package a dedicated pin file names, when the commit changes one.
+
+    A repository keeps a file such as ``vllm_lkg.version`` or
+    ``torch-commit.txt`` for one package only: the host framework it is
+    built against. Toolchain pins (``.python-version``) are not hosts.
+    """
+    for f in facts.files:
+        name = PurePosixPath(f.path).name
+        hit = _PIN_FILE.match(name)
+        if not hit or name.startswith("."):
+            continue
+        package = hit.group("name").strip("_-.")
+        if package and package.lower() not in _TOOLCHAINS:
+            return package
+    return None

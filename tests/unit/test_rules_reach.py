@@ -1,0 +1,232 @@
+"""The issue-11 signals of the rule analyser, one fixture commit per signal.
+
+Reach, not size; moved is not removed; public means importable; severity
+scoped by path; the host framework's pin; plain imperative titles. Each
+commit is built from files and blob contents the way the pipeline feeds
+the rules, without git.
+"""
+
+from __future__ import annotations
+
+from repoherald.analysis.facts import AreaRules, FactsExtractor
+from repoherald.analysis.reach import host_pin, is_public_module, signature_breaks
+from repoherald.analysis.rules import RuleAnalyser
+from repoherald.i18n import localise_analysis
+from repoherald.models import (
+    Analysis,
+    ChangeType,
+    Commit,
+    FileChange,
+    FileStatus,
+    Importance,
+    Person,
+)
+
+M, A, D = FileStatus.MODIFIED, FileStatus.ADDED, FileStatus.DELETED
+
+FUNCS = (
+    "def alpha(x):\n    return x\n\n\ndef beta(x):\n    return x\n\n\ndef gamma(x):\n    return x\n"
+)
+"""Three public functions: removing all three is the API-removal threshold."""
+
+
+def _run(
+    message: str,
+    files: list[tuple[str, FileStatus, int, int]],
+    blobs: dict[str, tuple[str, str]] | None = None,
+) -> Analysis:
+    """The English analysis of a commit; ``blobs`` maps a path to (before, after) text."""
+    blobs = blobs or {}
+    store: dict[str, bytes] = {}
+    changes = []
+    for path, status, added, deleted in files:
+        old, new = blobs.get(path, ("", ""))
+        old_id, new_id = (f"old:{path}" if old else ""), (f"new:{path}" if new else "")
+        store.update({old_id: old.encode(), new_id: new.encode()})
+        changes.append(FileChange(path, status, None, added, deleted, old_blob=old_id,
+                                  new_blob=new_id))  # fmt: skip
+    who = Person("Dev", "dev@example.com")
+    commit = Commit("a" * 40, ("b" * 40,), who, 0, 0, who, 0, 0, message)
+    extractor = FactsExtractor(AreaRules(package_names=frozenset({"pkg"})), store.get)
+    facts = extractor.extract(commit, changes)
+    return localise_analysis("en", RuleAnalyser().analyse(commit, facts))
+
+
+def test_host_framework_pin_bump_is_high_and_names_the_host() -> None:
+    analysis = _run(
+        "[skip ci] Update vLLM LKG to d626108b1841888ec90aced33367149a6bbc7e4b",
+        [(".buildkite/vllm_lkg.version", M, 1, 1)],
+    )
+    assert analysis.change_type is ChangeType.DEPENDENCIES
+    assert analysis.importance is Importance.HIGH
+    assert any("`vllm`" in r for r in analysis.reasons), analysis.reasons
+    assert host_pin_of(".python-version") is None
+
+
+def host_pin_of(path: str) -> str | None:
+    extractor = FactsExtractor(AreaRules(package_names=frozenset()), lambda oid: None)
+    who = Person("Dev", "dev@example.com")
+    commit = Commit("a" * 40, ("b" * 40,), who, 0, 0, who, 0, 0, "Bump")
+    return host_pin(extractor.extract(commit, [FileChange(path, M, None, 1, 1)]))
+
+
+def test_a_moved_function_is_not_a_removal() -> None:
+    analysis = _run(
+        "Split helpers into their own module",
+        [("pkg/core.py", M, 0, 9), ("pkg/helpers.py", A, 9, 0)],
+        {"pkg/core.py": (FUNCS + "X = 1\n", "X = 1\n"), "pkg/helpers.py": ("", FUNCS)},
+    )
+    assert analysis.importance is not Importance.HIGH, analysis.reasons
+    assert any(r.startswith("moved, not removed") for r in analysis.reasons), analysis.reasons
+
+
+def test_private_names_and_modules_are_not_public_api() -> None:
+    private = FUNCS.replace("def ", "def _")
+    analysis = _run(
+        "Drop helpers",
+        [("pkg/ops.py", M, 0, 9), ("pkg/_impl/kernels.py", M, 0, 9)],
+        {
+            "pkg/ops.py": (private + "X = 1\n", "X = 1\n"),
+            "pkg/_impl/kernels.py": (FUNCS, "Y = 2\n"),
+        },
+    )
+    assert analysis.importance is Importance.LOW, analysis.reasons
+    assert is_public_module("pkg/ops.py") and is_public_module("pkg/sub/__init__.py")
+    assert not is_public_module("pkg/_impl/kernels.py")
+    assert not is_public_module("examples/serve.py") and not is_public_module("tests/test_a.py")
+
+
+def test_removing_public_api_is_high_but_capped_in_a_prototype() -> None:
+    files = [("pkg/quant/api.py", M, 1, 9)]
+    core = _run("Delete the old quantizers", files, {"pkg/quant/api.py": (FUNCS, "X = 1\n")})
+    assert core.importance is Importance.HIGH, core.reasons
+    assert any("`alpha`" in r for r in core.reasons), core.reasons
+    proto = [("pkg/prototype/quant/api.py", M, 1, 9)]
+    opt_in = _run("Delete the old quantizers", proto,
+                  {"pkg/prototype/quant/api.py": (FUNCS, "X = 1\n")})  # fmt: skip
+    assert opt_in.importance is Importance.MEDIUM, opt_in.reasons
+    assert any("prototype/" in r for r in opt_in.reasons), opt_in.reasons
+
+
+def test_size_alone_never_makes_high() -> None:
+    huge = [("pkg/kernels/gemm.py", M, 2500, 900), ("pkg/kernels/tune.py", A, 1200, 0)]
+    analysis = _run("Rework the gemm kernel tuning", huge)
+    assert analysis.importance is Importance.MEDIUM, analysis.reasons
+    tools = [("tools/tuner/run.py", A, 1500, 0), ("tools/tuner/space.py", A, 900, 0)]
+    analysis = _run("Add support for batched kernel tuning", tools)
+    assert analysis.importance is not Importance.HIGH, analysis.reasons
+
+
+def test_severity_on_a_core_path_is_high_and_on_a_model_is_medium() -> None:
+    core = _run("Fix NaN in the attention output buffers", [("pkg/attention/backend.py", M, 6, 2)])
+    assert core.importance is Importance.HIGH, core.reasons
+    assert any("“nan”" in r for r in core.reasons), core.reasons
+    tagged = _run("[gemma4] Fix NaN in attention buffers", [("pkg/attention/backend.py", M, 6, 2)])
+    assert tagged.importance is Importance.MEDIUM, tagged.reasons
+    assert any("confined to gemma4" in r for r in tagged.reasons), tagged.reasons
+    model = _run("Fix crash on DeepSeek V3 forward", [("pkg/models/deepseek_v3.py", M, 3, 1)])
+    assert model.importance is Importance.MEDIUM, model.reasons
+
+
+def test_a_fix_whose_description_names_a_broad_failure_is_high() -> None:
+    body = "\n\nAfter the upstream change every MoE job raised TypeError at load.\n"
+    analysis = _run("Restore the shared-experts sync in the MoE forward" + body,
+                    [("pkg/ops/fused_moe.py", M, 12, 12)])  # fmt: skip
+    assert analysis.change_type is ChangeType.BUGFIX, analysis.reasons
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    quiet = _run("Restore the log line in the loader\n\nThe message was lost.",
+                 [("pkg/loader.py", M, 1, 0)])  # fmt: skip
+    assert quiet.importance is Importance.MEDIUM, quiet.reasons
+
+
+def test_plain_titles_need_the_diff_to_agree() -> None:
+    matrices = [("support_matrices/nightly/v6e/model_support_matrix.csv", M, 3, 3)]
+    analysis = _run("Update nightly support matrices", matrices)
+    assert analysis.change_type is not ChangeType.FEATURE, analysis.reasons
+    assert analysis.importance is Importance.LOW, analysis.reasons
+    tag = _run("[FIX_FOR_UPSTREAM=abc] Track the runner refactor", [("pkg/ops/moe.py", M, 4, 1)])
+    assert tag.change_type is ChangeType.BUGFIX, tag.reasons
+
+
+def test_deleting_dead_code_is_a_refactor_not_a_fix_or_a_removal() -> None:
+    analysis = _run(
+        "Delete broken SmoothQuant example",
+        [
+            ("pkg/smoothquant/README.md", M, 0, 16),
+            ("pkg/prototype/smoothquant/example.py", D, 0, 309),
+        ],
+        {"pkg/prototype/smoothquant/example.py": (FUNCS, "")},
+    )
+    assert analysis.change_type is ChangeType.REFACTOR, analysis.reasons
+    assert analysis.importance is Importance.LOW, analysis.reasons
+
+
+def test_a_title_mentioning_security_in_a_feature_is_not_a_security_fix() -> None:
+    analysis = _run("Add a security policy link to the CLI help", [("pkg/cli.py", M, 3, 0)])
+    assert analysis.importance is Importance.MEDIUM, analysis.reasons
+
+
+def test_signature_breaks_only_when_callers_can_fail() -> None:
+    assert not signature_breaks("(a, b=1)", "(a, b=1, c=None)")
+    assert not signature_breaks("(a) -> int", "(a, *args, **kwargs) -> int")
+    assert signature_breaks("(a, scheme)", "(a, config)")
+    assert signature_breaks("(a)", "(a, b)")
+
+
+def test_deleting_a_public_package_is_high_unless_it_moves() -> None:
+    gone = [("pkg/swizzle/__init__.py", D, 0, 3), ("pkg/swizzle/ops.py", D, 0, 40)]
+    analysis = _run("Tidy the swizzle code", gone)
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    assert any("`pkg.swizzle`" in r for r in analysis.reasons), analysis.reasons
+    moved = [*gone, ("pkg/kernels/swizzle/__init__.py", A, 3, 0)]
+    assert _run("Tidy the swizzle code", moved).importance is not Importance.HIGH
+    proto = [("pkg/prototype/swizzle/__init__.py", D, 0, 3)]
+    assert _run("Tidy the swizzle code", proto).importance is not Importance.HIGH
+
+
+def test_a_failure_at_model_load_counts_as_broad() -> None:
+    body = "\n\nUpstream removed the attribute; the wrapper still used it, raising\n"
+    body += "AttributeError at model load.\n"
+    analysis = _run("Fix the kv-scales path in attention for upstream" + body,
+                    [("pkg/ops/attention.py", M, 4, 2)])  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+
+
+def test_switching_a_named_flag_is_a_compatibility_change() -> None:
+    files = [("pkg/platforms/tpu.py", M, 21, 0), ("pkg/models/loader.py", M, 16, 8)]
+    analysis = _run("Disable mm_device_do_normalize for JAX-native multimodal models", files)
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    assert any("`mm_device_do_normalize`" in r for r in analysis.reasons), analysis.reasons
+    example = [("examples/autoround/run.py", M, 1, 1)]
+    assert _run("disable calibrate_all_experts for the example", example).importance is (
+        Importance.LOW
+    )
+
+
+def test_an_unclassified_change_to_default_path_code_is_medium() -> None:
+    analysis = _run("Clamp decode buckets to the cache size", [("pkg/sched/buckets.py", M, 9, 2)])
+    assert analysis.importance is Importance.MEDIUM, analysis.reasons
+    plain = _run(
+        "Separate q, k, v projections in sliding layers", [("pkg/layers/attn.py", M, 36, 47)]
+    )
+    assert plain.change_type is ChangeType.OTHER and plain.importance is Importance.MEDIUM
+
+
+def test_features_in_tools_and_hidden_directories_are_low() -> None:
+    tools = [("tools/tuning/rpa_tuner.py", A, 400, 0), (".claude/skills/tiny/finetune.py", M, 4, 0)]
+    analysis = _run("Add a batched kernel tuner", tools)
+    assert analysis.importance is Importance.LOW, analysis.reasons
+    assert any("tools/tuning/rpa_tuner.py" in r for r in analysis.reasons), analysis.reasons
+
+
+def test_the_write_up_says_moved_and_leaves_out_empty_insights() -> None:
+    analysis = _run(
+        "Split helpers into their own module",
+        [("pkg/core.py", M, 0, 9), ("pkg/helpers.py", A, 9, 0)],
+        {"pkg/core.py": (FUNCS + "X = 1\n", "X = 1\n"), "pkg/helpers.py": ("", FUNCS)},
+    )
+    assert "moves `alpha`, `beta`, `gamma` to another module" in analysis.summary
+    assert "moved, still importable" in analysis.insights["compatibility"]
+    assert "Downstream calls break" not in [r.risk for r in analysis.risks]
+    docs = _run("Update the guide", [("docs/guide.md", M, 3, 1)])
+    assert docs.insights == {}, docs.insights
