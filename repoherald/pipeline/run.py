@@ -151,7 +151,12 @@ def _earliest(settings: Settings, days: list[date] | None) -> int:
 def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> RepoRun:
     """Open one repository and bucket its first-parent commits into the days."""
     tz = settings.tz
-    ctx = SourceContext(mirrors_dir=settings.mirrors_dir, earliest=_earliest(settings, days))
+    ctx = SourceContext(
+        mirrors_dir=settings.mirrors_dir,
+        earliest=_earliest(settings, days),
+        github=settings.github,
+        store_path=settings.db_path,
+    )
     source = registry.open_source(cfg, ctx)
     try:
         history = source.history()

@@ -16,11 +16,12 @@ LLM), and which commits have no readable parent (a shallow boundary).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from repoherald.models import Commit, FileChange
+from repoherald.config import GitHubSettings
+from repoherald.models import Commit, FileChange, PullRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,9 @@ class SourceInfo:
     refreshed: bool = True
     """False when the repository is read as found on disk and never brought up to date
     (a local clone): days after its newest commit may be missing commits that exist upstream."""
+    pr_context: bool = False
+    """True when :meth:`Source.pull_request` can answer; False means the report ran
+    without pull-request context (no GitHub repository known, or no token for a git source)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,10 @@ class SourceContext:
     """Where backends that keep local copies (git mirrors) put them."""
     earliest: int
     """Seconds since the epoch: the history must reach back at least this far."""
+    github: GitHubSettings = field(default_factory=GitHubSettings)
+    """The GitHub API, for ``github:`` sources and pull-request context."""
+    store_path: Path | None = None
+    """The SQLite store, where HTTP backends keep ETags; None keeps them in memory."""
 
 
 @runtime_checkable
@@ -84,6 +92,10 @@ class Source(Protocol):
 
     def patch(self, commit: Commit) -> tuple[str, bool]:
         """The commit's unified diff against its first parent; True when it was cut short."""
+        ...
+
+    def pull_request(self, sha: str) -> PullRequest | None:
+        """The pull request that brought ``sha`` in, or None (none, or no PR context)."""
         ...
 
     def close(self) -> None:
