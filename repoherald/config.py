@@ -202,6 +202,10 @@ class GitHubSettings:
     """True when ``token_env`` was configured: then an unset variable is an error, not anonymous."""
     concurrency: int = 4
     max_wait_seconds: float = 300.0
+    retry_backoff: float = 1.0
+    """Seconds before the first retry of a 5xx or a dropped connection (doubling after)."""
+    secondary_wait: float = 60.0
+    """Seconds to wait after a secondary rate limit without ``Retry-After`` (GitHub: a minute)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -508,4 +508,6 @@ def open_client(
         cache=EtagCache.open(store_path),
         concurrency=settings.concurrency,
         max_wait_seconds=settings.max_wait_seconds,
+        backoff=settings.retry_backoff,
+        secondary_wait=settings.secondary_wait,
     )
