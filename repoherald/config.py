@@ -47,7 +47,8 @@ class _RepoFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str = Field(
-        min_length=1, description="A local path (relative to this file) or a clone URL."
+        min_length=1,
+        description="A local path (relative to this file), a clone URL, or github:owner/name.",
     )
     branch: str | None = Field(
         default=None, description="Default: the repository's default branch."

@@ -122,13 +122,16 @@ class GitHubSource:
         self._tip = str(tip["sha"])
         self._api = ref.api_path
         self._trees = TreeReader(client, self._api)
-        self._pool = ThreadPoolExecutor(max_workers=client.concurrency)
+        # Twice the requests allowed in flight: a commit's tree walk is a chain of
+        # requests, so more commits in progress keep every slot busy.
+        self._pool = ThreadPoolExecutor(max_workers=2 * client.concurrency)
         self._items: dict[str, dict[str, Any]] = {}
         self._details: _Lru[_Detail] = _Lru(MEMO_COMMITS)
         self._changes: _Lru[list[FileChange]] = _Lru(MEMO_COMMITS)
         self._sizes: dict[str, int] = {}
         self._blobs: _Lru[bytes] = _Lru(1 << 20)
         self._blob_bytes = 0
+        self._fetching: set[str] = set()
         self._lock = threading.Lock()
 
     @property
@@ -289,19 +292,22 @@ class GitHubSource:
         )
 
     def file_changes(self, commits: Iterable[Commit]) -> dict[str, list[FileChange]]:
-        """Each commit's files with modes and blobs, concurrently; then the blobs facts read."""
+        """Each commit's files with modes and blobs, and the blobs the facts will read.
+
+        Commits are worked on concurrently, each from its trees to its blobs,
+        so no commit waits for the slowest of another stage.
+        """
         shas = [c.sha for c in commits]
-        out = dict(zip(shas, self._map(self._resolve, shas), strict=True))
-        wanted = {
-            oid
-            for files in out.values()
-            for f in files
-            if _facts_read(f)
-            for oid in (f.old_blob, f.new_blob)
-            if oid and oid not in self._blobs and self._sizes.get(oid, 0) <= PREFETCH_MAX_BYTES
-        }
-        self._map(self._prefetch, sorted(wanted))
-        return out
+        return dict(zip(shas, self._map(self._changes_and_blobs, shas), strict=True))
+
+    def _changes_and_blobs(self, sha: str) -> list[FileChange]:
+        changes = self._resolve(sha)
+        for f in changes:
+            if _facts_read(f):
+                for oid in (f.old_blob, f.new_blob):
+                    if oid and self._sizes.get(oid, 0) <= PREFETCH_MAX_BYTES:
+                        self._prefetch(oid)
+        return changes
 
     # -- blobs -------------------------------------------------------------------
 
@@ -321,7 +327,16 @@ class GitHubSource:
             raise self._shape(f"blob {oid[:7]}", exc) from None
 
     def _prefetch(self, oid: str) -> None:
-        blob = self._fetch_blob(oid)
+        """Fetch into the blob cache, once even when two commits want the same blob."""
+        with self._lock:
+            if oid in self._blobs or oid in self._fetching:
+                return
+            self._fetching.add(oid)
+        try:
+            blob = self._fetch_blob(oid)
+        finally:
+            with self._lock:
+                self._fetching.discard(oid)
         if blob is None:
             return
         with self._lock:

@@ -244,3 +244,15 @@ def test_github_enterprise_layout_and_concurrency_cap(mixed: GitFixture, tmp_pat
         assert all(r.path.startswith("/api/v3/") for r in gh.requests)
         assert gh.max_in_flight <= 2
     assert len(twin(result)["repos"][0]["commits"]) == 10
+
+
+def test_latest_finds_the_same_day_through_either_source(
+    mixed: GitFixture, server: FakeGitHub, tmp_path: Path
+) -> None:
+    # The fixture's days are long past, so the API's default window is empty and
+    # the source must look at the branch tip's own days instead.
+    by_git = report(tmp_path, "git", str(mixed.path), server.api_url, day="latest")
+    by_api = report(tmp_path, "api", f"github:{REPO}", server.api_url, day="latest")
+    a, b = twin(by_git), twin(by_api)
+    assert a["date"] == b["date"] == str(DAY.replace(day=DAY.day + 1))
+    assert a == b and len(a["repos"][0]["commits"]) == 1
