@@ -620,6 +620,14 @@ def _check_key_env(key_env: str) -> None:
 
 
 def _github_settings(f: _GitHubFile) -> GitHubSettings:
+    if f.token_env is not None and (
+        _looks_like_key(f.token_env) or not _ENV_NAME.fullmatch(f.token_env)
+    ):
+        register(f.token_env)  # never echoed, and masked wherever it might appear
+        raise ConfigError(
+            "[github] token_env must be the NAME of an environment variable that holds the"
+            " token (e.g. GITHUB_TOKEN), not the token itself"
+        )
     return GitHubSettings(
         api_url=f.api_url.rstrip("/"),
         token_env=f.token_env or DEFAULT_GITHUB_TOKEN_ENV,

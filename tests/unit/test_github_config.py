@@ -44,6 +44,14 @@ def test_github_sources_on_the_command_line_are_not_paths(tmp_path: Path) -> Non
     assert local.repos[0].source == str((tmp_path / "some/dir").resolve())
 
 
+def test_a_token_pasted_as_token_env_is_refused_without_echoing_it(tmp_path: Path) -> None:
+    token = "ghp_" + "A1b2C3d4" * 5
+    with pytest.raises(ConfigError) as info:
+        settings_from(tmp_path, f'[github]\ntoken_env = "{token}"\n\n[[repos]]\nsource = "."\n')
+    assert "NAME of an environment variable" in str(info.value)
+    assert token not in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
