@@ -30,7 +30,7 @@ import binascii
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -146,7 +146,16 @@ class GitHubSource:
         self.close()
 
     def _map(self, fn: Callable[[str], T], keys: Iterable[str]) -> list[T]:
-        return list(self._pool.map(fn, keys))
+        """``fn`` over ``keys`` on the pool, in order; the first failure cancels what has not
+        started (a used-up rate limit should not be hit again by every queued commit)."""
+        futures = [self._pool.submit(fn, key) for key in keys]
+        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        if pending:
+            for f in pending:
+                f.cancel()
+            errors = [f.exception() for f in futures if f.done() and not f.cancelled()]
+            raise next(e for e in errors if e is not None)
+        return [f.result() for f in futures]
 
     def _shape(self, what: str, exc: Exception) -> GitHubError:
         return GitHubError(
