@@ -1,7 +1,7 @@
 """The ``Source`` protocol: where a repository's commits come from.
 
 The pipeline reads every repository through this protocol and never names a
-backend. A backend is one module (git today, the GitHub REST API next) that
+backend. A backend is one module (git, the GitHub REST API) that
 provides an *opener* — ``(RepoConfig, SourceContext) -> Source`` — and
 registers it in :mod:`repoherald.sources.registry` under a scheme, exactly as
 a third-party backend would.
@@ -10,7 +10,8 @@ What a source must answer is what the report needs: the first-parent chain
 of the branch with committer times (so the pipeline can bucket commits into
 days), each commit's metadata and file changes diffed against its first
 parent, a blob's bytes (for the Python API facts), the patch text (for the
-LLM), and which commits have no readable parent (a shallow boundary).
+LLM), which commits have no readable parent (a shallow boundary), and the
+pull request behind a commit when the source can know it (``info.pr_context``).
 """
 
 from __future__ import annotations

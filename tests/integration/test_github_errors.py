@@ -24,16 +24,23 @@ from tests.github_server import FakeGitHub
 GOOD = "good-lib"
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[tuple[FakeGitHub, Path]]:
-    repo = GitFixture.init(tmp_path / "repo")
+@pytest.fixture(scope="module")
+def repos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Built once: no test writes to them."""
+    base = tmp_path_factory.mktemp("github-errors")
+    repo = GitFixture.init(base / "repo")
     mixed_day(repo)
-    empty = GitFixture.init(tmp_path / "empty")
+    return repo.path, GitFixture.init(base / "empty").path
+
+
+@pytest.fixture
+def world(repos: tuple[Path, Path]) -> Iterator[tuple[FakeGitHub, Path]]:
+    repo, empty = repos
     with FakeGitHub() as gh:
-        gh.add_repo("acme/widget", repo.path)
-        gh.add_repo("acme/secret", repo.path, private=True)
-        gh.add_repo("acme/empty", empty.path)
-        yield gh, repo.path
+        gh.add_repo("acme/widget", repo)
+        gh.add_repo("acme/secret", repo, private=True)
+        gh.add_repo("acme/empty", empty)
+        yield gh, repo
 
 
 def settings_for(

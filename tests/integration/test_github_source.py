@@ -32,11 +32,18 @@ def server() -> Iterator[FakeGitHub]:
         yield gh
 
 
+@pytest.fixture(scope="module")
+def mixed_repo(tmp_path_factory: pytest.TempPathFactory) -> GitFixture:
+    """Built once: no test writes to it."""
+    fx = GitFixture.init(tmp_path_factory.mktemp("github-source") / "repo")
+    mixed_day(fx)
+    return fx
+
+
 @pytest.fixture
-def mixed(git_repo: GitFixture, server: FakeGitHub) -> GitFixture:
-    mixed_day(git_repo)
-    server.add_repo(REPO, git_repo.path)
-    return git_repo
+def mixed(mixed_repo: GitFixture, server: FakeGitHub) -> GitFixture:
+    server.add_repo(REPO, mixed_repo.path)
+    return mixed_repo
 
 
 def write_config(path: Path, source: str, api_url: str, extra: str = "") -> Path:
