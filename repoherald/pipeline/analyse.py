@@ -16,7 +16,6 @@ from datetime import date
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import RepoConfig
-from repoherald.errors import SourceError
 from repoherald.i18n import t
 from repoherald.llm.analyser import LlmAnalyser, LlmJob
 from repoherald.models import Analysis, ChangeType, Commit, Entry, Facts, FileChange, Importance
@@ -27,17 +26,8 @@ from repoherald.store.db import Store
 FACTS_VERSION = "1"
 MAX_BLOB_BYTES = 1_000_000
 
-# A bug of ours on one strange commit must not cost the others; nor must a blob that an
-# HTTP source could not fetch.
-CONTAINED_ERRORS = (
-    RecursionError,
-    ValueError,
-    KeyError,
-    IndexError,
-    TypeError,
-    UnicodeError,
-    SourceError,
-)
+# A bug of ours on one strange commit must not cost the others.
+CONTAINED_ERRORS = (RecursionError, ValueError, KeyError, IndexError, TypeError, UnicodeError)
 
 
 class ShallowCloneError(Exception):
@@ -103,27 +93,6 @@ def analyse_day(
     if not missing:
         return [entries[sha] for sha in order]
     events.say(f"{name}: analysing {len(missing)} commits ({len(entries)} cached)", "facts", name)
-    try:
-        commits, diffs, missing = _read(state, lang, missing, entries, events)
-    except SourceError as exc:
-        # An HTTP source can fail half-way (a used-up rate limit): this repository
-        # stops here, marked, and the others are still reported.
-        state.error = str(exc)
-        state.failures.append(str(exc))
-        return []
-    to_save = _compute(state, lang, rules, commits, diffs, missing, entries, events)
-    with events.stage("store", name):
-        store.save(name, to_save, state.extractor_id)
-    state.analysed += len(to_save)
-    return [entries[sha] for sha in order]
-
-
-def _read(
-    state: RepoRun, lang: str, missing: list[str], entries: dict[str, Entry], events: Emitter
-) -> tuple[dict[str, Commit], dict[str, list[FileChange]], list[str]]:
-    """Metadata and file changes of the commits not in the cache, from the source."""
-    source, name = state.source, state.name
-    assert source is not None
     with events.stage("source", name):
         commits = source.read_commits(missing)
         # A commit whose parent is absent (shallow local clone): its diff cannot
@@ -136,7 +105,11 @@ def _read(
             )
         missing = [sha for sha in missing if sha not in set(cut_off)]
         diffs = source.file_changes(commits[s] for s in missing)
-    return commits, diffs, missing
+    to_save = _compute(state, lang, rules, commits, diffs, missing, entries, events)
+    with events.stage("store", name):
+        store.save(name, to_save, state.extractor_id)
+    state.analysed += len(to_save)
+    return [entries[sha] for sha in order]
 
 
 def _compute(

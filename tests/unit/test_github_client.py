@@ -18,14 +18,8 @@ import pytest
 
 from repoherald.config import GitHubSettings
 from repoherald.errors import SourceError
-from repoherald.github.client import (
-    GitHubClient,
-    GitHubError,
-    next_link,
-    open_client,
-    parse_api_url,
-    read_token,
-)
+from repoherald.github.client import GitHubClient, GitHubError, next_link
+from repoherald.github.connect import open_client, parse_api_url, read_token
 from repoherald.github.etags import EtagCache
 from repoherald.redact import _forget_all, redact
 
