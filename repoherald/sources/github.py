@@ -428,7 +428,8 @@ def open_github(
     host = urlsplit(ctx.github.api_url).hostname or ""
     info = SourceInfo(
         name=cfg.name or str(repo.get("full_name") or ref.full),
-        identity=f"github:{host}/{ref.full}",
+        # github:owner/name on github.com; the host is kept for any other API.
+        identity=f"github:{ref.full}" if host == "api.github.com" else f"github:{host}/{ref.full}",
         branch=branch,
         web_url=cfg.web_url or (str(repo["html_url"]) if repo.get("html_url") else None),
         pr_context=True,

@@ -34,7 +34,7 @@ def test_run_reports_github_and_git_repositories_and_names_the_one_that_failed(
     year = DAY.year
     got = json.loads((tmp_path / f"reports/{year}/widget/{DAY}.json").read_text())
     assert len(got["repos"][0]["commits"]) == 10
-    assert (tmp_path / f"reports/{year}/alpha/{DAY}.md").is_file()
+    assert (tmp_path / f"reports/{year}/alpha/{DAY}.en.md").is_file()  # lang = "en"
     failed = [ln for ln in proc.stderr.splitlines() if "failed:" in ln]
     (line,) = failed
     assert "ghost" in line and "not found on GitHub (HTTP 404" in line

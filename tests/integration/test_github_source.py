@@ -65,10 +65,18 @@ def report(tmp: Path, tag: str, source: str, api_url: str, day: str = str(DAY)) 
 
 
 def twin(result: RunResult) -> dict[str, Any]:
+    """The JSON twin without what must differ: when it was made, and which source was read."""
     path = next(p for p in result.written if p.suffix == ".json")
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     data.pop("generated_at")
+    for repo in data["repos"]:
+        repo.pop("source_id")
     return data
+
+
+def source_ids(result: RunResult) -> list[str]:
+    path = next(p for p in result.written if p.suffix == ".json")
+    return [r["source_id"] for r in json.loads(path.read_text(encoding="utf-8"))["repos"]]
 
 
 def markdown(result: RunResult) -> list[str]:
@@ -106,6 +114,9 @@ def test_the_github_and_git_reports_of_a_day_are_identical(
     assert any(c["facts"]["dependency_changes"] for c in commits)
     assert a == b
     assert markdown(by_git) == markdown(by_api)
+    # The one field that differs names what was read.
+    assert source_ids(by_git) == [str(mixed.path)]
+    assert source_ids(by_api) == [f"github:127.0.0.1/{REPO}"]
 
 
 def test_a_patch_github_withholds_is_the_one_difference_and_it_is_marked(
