@@ -38,6 +38,11 @@ CONFIG_FILE_NAME = "repoherald.toml"
 
 Lang = Literal["zh", "en"]
 
+DEFAULT_GITHUB_API = "https://api.github.com"
+DEFAULT_GITHUB_TOKEN_ENV = "GITHUB_TOKEN"
+GITHUB_REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/(?!\.\.?$)[A-Za-z0-9._-]{1,100}")
+"""``owner/name`` as GitHub allows them (no path tricks such as ``..``)."""
+
 
 class _RepoFile(BaseModel):
     """One repository to report on (any number of them)."""
@@ -45,7 +50,8 @@ class _RepoFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str = Field(
-        min_length=1, description="A local path (relative to this file) or a clone URL."
+        min_length=1,
+        description="A local path (relative to this file), a clone URL, or github:owner/name.",
     )
     branch: str | None = Field(
         default=None, description="Default: the repository's default branch."
@@ -67,6 +73,17 @@ class _RepoFile(BaseModel):
     tz: str | None = Field(
         default=None, description="This repository's day boundaries under `run`."
     )
+    github: str | None = Field(
+        default=None,
+        description="owner/name on GitHub, for pull-request context of a git source.",
+    )
+
+    @field_validator("github")
+    @classmethod
+    def _owner_name(cls, value: str | None) -> str | None:
+        if value is not None and not GITHUB_REPO.fullmatch(value):
+            raise ValueError("must be owner/name, e.g. vllm-project/vllm")
+        return value
 
     @field_validator("web_url")
     @classmethod
@@ -152,6 +169,28 @@ class _PublishFile(BaseModel):
     )
 
 
+class _GitHubFile(BaseModel):
+    """The GitHub REST API: `github:owner/name` sources and pull-request context."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    api_url: str = Field(
+        default=DEFAULT_GITHUB_API,
+        description="API root; GitHub Enterprise: https://HOST/api/v3.",
+    )
+    token_env: str | None = Field(
+        default=None,
+        description="NAME of the env variable holding the token (default GITHUB_TOKEN).",
+    )
+    concurrency: int = Field(default=4, ge=1, le=16, description="Requests in flight, at most.")
+    max_wait_seconds: float = Field(
+        default=300,
+        ge=0,
+        le=3600,
+        description="Wait this long for a rate limit to reset; beyond it, stop and say when.",
+    )
+
+
 class _ConfigFile(BaseModel):
     """The whole ``repoherald.toml``."""
 
@@ -168,6 +207,28 @@ class _ConfigFile(BaseModel):
         default_factory=list,
         description="Where `run` and `publish` deliver each repository-day (any number).",
     )
+    github: _GitHubFile = Field(default_factory=_GitHubFile)
+
+
+@dataclass(frozen=True, slots=True)
+class GitHubSettings:
+    """The GitHub REST API. Holds the *name* of the token's variable, never the token.
+
+    The values are checked when a repository is opened (an API URL that is not
+    http(s), a token variable that is not set), so one bad setting costs the
+    GitHub repositories their reports, not the whole run.
+    """
+
+    api_url: str = DEFAULT_GITHUB_API
+    token_env: str = DEFAULT_GITHUB_TOKEN_ENV
+    token_env_explicit: bool = False
+    """True when ``token_env`` was configured: then an unset variable is an error, not anonymous."""
+    concurrency: int = 4
+    max_wait_seconds: float = 300.0
+    retry_backoff: float = 1.0
+    """Seconds before the first retry of a 5xx or a dropped connection (doubling after)."""
+    secondary_wait: float = 60.0
+    """Seconds to wait after a secondary rate limit without ``Retry-After`` (GitHub: a minute)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +247,8 @@ class RepoConfig:
     """This repository's report language under ``run`` (default: the report's)."""
     tz: str | None = None
     """This repository's day boundaries under ``run`` (default: the report's zone)."""
+    github: str | None = None
+    """``owner/name`` on GitHub, for pull-request context when the source is git."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +279,7 @@ class Settings:
     """``run`` without a date reports at most this many missed days per repository."""
     repos_from_config: bool = False
     """True when the repositories came from ``[[repos]]`` rather than ``--repo``."""
+    github: GitHubSettings = field(default_factory=GitHubSettings)
     extra: dict[str, Any] = field(default_factory=dict)
     publish: tuple[NamedTarget, ...] = ()
     """The validated ``[[publish]]`` targets (the archive of ``run`` is not one of them)."""
@@ -394,6 +458,7 @@ def _repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
         areas=tuple((k, tuple(v)) for k, v in r.areas.items()),
         lang=r.lang,
         tz=check_tz(r.tz) if r.tz else None,
+        github=r.github,
     )
 
 
@@ -521,6 +586,7 @@ def build_settings(
         path_template=template,
         debug=debug,
         max_catch_up_days=file_cfg.run.max_catch_up_days,
+        github=_github_settings(file_cfg.github),
         repos_from_config=not repos,
         publish=publish_targets(file_cfg.publish),
     )
@@ -615,6 +681,24 @@ def _check_key_env(key_env: str) -> None:
             f"environment variable {key_env} is not set: export it with your API key,"
             " or drop --llm-api-key-env for a server that needs no key"
         )
+
+
+def _github_settings(f: _GitHubFile) -> GitHubSettings:
+    if f.token_env is not None and (
+        _looks_like_key(f.token_env) or not _ENV_NAME.fullmatch(f.token_env)
+    ):
+        register(f.token_env)  # never echoed, and masked wherever it might appear
+        raise ConfigError(
+            "[github] token_env must be the NAME of an environment variable that holds the"
+            " token (e.g. GITHUB_TOKEN), not the token itself"
+        )
+    return GitHubSettings(
+        api_url=f.api_url.rstrip("/"),
+        token_env=f.token_env or DEFAULT_GITHUB_TOKEN_ENV,
+        token_env_explicit=f.token_env is not None,
+        concurrency=f.concurrency,
+        max_wait_seconds=f.max_wait_seconds,
+    )
 
 
 def _llm_settings(

@@ -76,6 +76,8 @@ class Commit:
     """The ``encoding`` header of the commit object, if any."""
     decode_errors: bool = False
     """True when the message bytes did not decode cleanly and were replaced."""
+    files_truncated: bool = False
+    """True when the source listed only part of the commit's files (GitHub stops at 3,000)."""
 
     @property
     def title(self) -> str:
@@ -104,6 +106,9 @@ class FileChange:
     new_blob: str = ""
     size: int | None = None
     """Size in bytes of the new blob (old blob for deletions), when measured."""
+    patch_withheld: bool = False
+    """True when the source sent no patch for this text file (GitHub omits large ones);
+    ``added``/``deleted`` are still exact."""
 
     @property
     def is_symlink(self) -> bool:
@@ -116,6 +121,23 @@ class FileChange:
     @property
     def mode_changed(self) -> bool:
         return bool(self.old_mode and self.new_mode and self.old_mode != self.new_mode)
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    """The pull request behind a commit: untrusted text, like a commit message."""
+
+    number: int
+    title: str
+    body: str
+    labels: tuple[str, ...]
+    """Label names as written on GitHub (``bug``, ``breaking``, ``performance``…)."""
+    author: str
+    """The login of whoever opened it."""
+    merged_by: str | None
+    """The login of whoever merged it; None when not merged (or not known)."""
+    url: str
+    """Its web page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,4 +419,5 @@ def commit_from_dict(d: dict[str, Any]) -> Commit:
         message=d["message"],
         encoding=d.get("encoding"),
         decode_errors=d.get("decode_errors", False),
+        files_truncated=d.get("files_truncated", False),
     )

@@ -151,7 +151,12 @@ def _earliest(settings: Settings, days: list[date] | None) -> int:
 def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> RepoRun:
     """Open one repository and bucket its first-parent commits into the days."""
     tz = settings.tz
-    ctx = SourceContext(mirrors_dir=settings.mirrors_dir, earliest=_earliest(settings, days))
+    ctx = SourceContext(
+        mirrors_dir=settings.mirrors_dir,
+        earliest=_earliest(settings, days),
+        github=settings.github,
+        store_path=settings.db_path,
+    )
     source = registry.open_source(cfg, ctx)
     try:
         history = source.history()
@@ -285,7 +290,15 @@ def _report_days(
             entries: list[Entry] = []
             if st.error is None:
                 order = st.by_day.get(d, [])
-                entries = analyse_day(st, settings.lang, rules, store, order, events)
+                try:
+                    entries = analyse_day(st, settings.lang, rules, store, order, events)
+                except SourceError as exc:
+                    # A source can fail half-way (a used-up GitHub rate limit): as when
+                    # opening, a lone repository fails the run, one of several is marked.
+                    if len(states) == 1:
+                        raise
+                    st.error = str(exc)
+                    failures.append(str(exc))
             per_repo.append(entries)
         if llm is not None:
             per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)

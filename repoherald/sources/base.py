@@ -1,7 +1,7 @@
 """The ``Source`` protocol: where a repository's commits come from.
 
 The pipeline reads every repository through this protocol and never names a
-backend. A backend is one module (git today, the GitHub REST API next) that
+backend. A backend is one module (git, the GitHub REST API) that
 provides an *opener* — ``(RepoConfig, SourceContext) -> Source`` — and
 registers it in :mod:`repoherald.sources.registry` under a scheme, exactly as
 a third-party backend would.
@@ -10,17 +10,19 @@ What a source must answer is what the report needs: the first-parent chain
 of the branch with committer times (so the pipeline can bucket commits into
 days), each commit's metadata and file changes diffed against its first
 parent, a blob's bytes (for the Python API facts), the patch text (for the
-LLM), and which commits have no readable parent (a shallow boundary).
+LLM), which commits have no readable parent (a shallow boundary), and the
+pull request behind a commit when the source can know it (``info.pr_context``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from repoherald.models import Commit, FileChange
+from repoherald.config import GitHubSettings
+from repoherald.models import Commit, FileChange, PullRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +39,9 @@ class SourceInfo:
     refreshed: bool = True
     """False when the repository is read as found on disk and never brought up to date
     (a local clone): days after its newest commit may be missing commits that exist upstream."""
+    pr_context: bool = False
+    """True when :meth:`Source.pull_request` can answer; False means the report ran
+    without pull-request context (no GitHub repository known, or no token for a git source)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,10 @@ class SourceContext:
     """Where backends that keep local copies (git mirrors) put them."""
     earliest: int
     """Seconds since the epoch: the history must reach back at least this far."""
+    github: GitHubSettings = field(default_factory=GitHubSettings)
+    """The GitHub API, for ``github:`` sources and pull-request context."""
+    store_path: Path | None = None
+    """The SQLite store, where HTTP backends keep ETags; None keeps them in memory."""
 
 
 @runtime_checkable
@@ -84,6 +93,10 @@ class Source(Protocol):
 
     def patch(self, commit: Commit) -> tuple[str, bool]:
         """The commit's unified diff against its first parent; True when it was cut short."""
+        ...
+
+    def pull_request(self, sha: str) -> PullRequest | None:
+        """The pull request that brought ``sha`` in, or None (none, or no PR context)."""
         ...
 
     def close(self) -> None:

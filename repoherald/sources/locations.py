@@ -19,6 +19,13 @@ def is_clone_url(source: str) -> bool:
     return "://" in source or bool(SCP_LIKE.match(source))
 
 
+def backend_scheme(source: str) -> str | None:
+    """``github:owner/name`` -> ``github``; None for local paths and clone URLs."""
+    if is_clone_url(source) or not _SCHEME.match(source):
+        return None
+    return source.split(":", 1)[0]
+
+
 def is_local_path(source: str) -> bool:
     """True when ``source`` names a directory on this machine (resolve it, don't fetch it)."""
     return not is_clone_url(source) and not _SCHEME.match(source)

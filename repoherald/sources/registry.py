@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from repoherald.config import RepoConfig
-from repoherald.errors import ConfigError
+from repoherald.errors import ConfigError, SourceError
 from repoherald.sources.base import Source, SourceContext
+from repoherald.sources.locations import backend_scheme
 
 Opener = Callable[[RepoConfig, SourceContext], Source]
 Namer = Callable[[RepoConfig], str]
@@ -39,6 +40,13 @@ def open_source(cfg: RepoConfig, ctx: SourceContext) -> Source:
     """Open ``cfg`` with the backend its ``source`` names."""
     _load_builtins()
     scheme = scheme_of(cfg.source)
+    written = backend_scheme(cfg.source)
+    if scheme == DEFAULT_SCHEME and written and written not in _OPENERS:
+        known = ", ".join(f"{s}:" for s in sorted(_OPENERS) if s != DEFAULT_SCHEME)
+        raise SourceError(
+            f"{cfg.name or cfg.source}: unknown source scheme {written!r}: use {known}"
+            "owner/name, a clone URL or a local path"
+        )
     opener = _OPENERS.get(scheme)
     if opener is None:
         known = ", ".join(sorted(_OPENERS))
@@ -57,3 +65,7 @@ def _load_builtins() -> None:
         from repoherald.sources.git import source as git_source
 
         register(DEFAULT_SCHEME, git_source.open_git, git_source.guess_name)
+    if "github" not in _OPENERS:
+        from repoherald.sources import github as github_source
+
+        register("github", github_source.open_github, github_source.guess_name)

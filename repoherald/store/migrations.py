@@ -185,6 +185,29 @@ def m0005_publish_ledger(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m0006_github_etags(conn: sqlite3.Connection) -> None:
+    """The GitHub client's conditional-request cache (:mod:`repoherald.github.etags`).
+
+    The body and ``Link`` header of each answer that carried an ETag, keyed by
+    URL (never a token), so a re-run can send ``If-None-Match`` and read a
+    ``304`` from here.
+    """
+    _statements(
+        conn,
+        """
+        CREATE TABLE github_etags (
+            url TEXT PRIMARY KEY,
+            etag TEXT NOT NULL,
+            body BLOB NOT NULL,
+            link TEXT NOT NULL DEFAULT '',
+            used_at TEXT NOT NULL
+        );
+        CREATE INDEX github_etags_used ON github_etags (used_at)
+        """,
+    )
+
+
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
     """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
     exists = conn.execute(

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from repoherald.config import RepoConfig
-from repoherald.models import Commit, FileChange
+from repoherald.github.pulls import PullRequestLookup
+from repoherald.models import Commit, FileChange, PullRequest
 from repoherald.sources.base import SourceContext, SourceInfo
 from repoherald.sources.git import mirror
 from repoherald.sources.git.mirror import Remote
@@ -74,12 +75,22 @@ class GitSource:
         except BaseException:
             self._repo.close()
             raise
+        name = derive_name(cfg.name, origin, cfg.source)
+        web_url = cfg.web_url or (identity_from_url(origin).web_url if origin else None)
+        try:
+            self._pulls = PullRequestLookup.for_git(
+                cfg.github, web_url, ctx.github, ctx.store_path, name
+            )
+        except BaseException:
+            self._repo.close()
+            raise
         self.info = SourceInfo(
-            name=derive_name(cfg.name, origin, cfg.source),
+            name=name,
             identity=identity,
             branch=branch,
-            web_url=cfg.web_url or (identity_from_url(origin).web_url if origin else None),
+            web_url=web_url,
             refreshed=self._remote is not None,
+            pr_context=self._pulls is not None,
         )
 
     @property
@@ -137,7 +148,15 @@ class GitSource:
     def patch(self, commit: Commit) -> tuple[str, bool]:
         return self._repo.patch(commit)
 
+    def pull_request(self, sha: str) -> PullRequest | None:
+        """Through the GitHub API when ``info.pr_context``; otherwise None."""
+        if self._pulls is None:
+            return None
+        return self._pulls.pull_request(sha, self.info.branch)
+
     def close(self) -> None:
+        if self._pulls is not None:
+            self._pulls.close()
         self._repo.close()
 
 

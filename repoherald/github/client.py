@@ -1,0 +1,424 @@
+"""A GitHub REST client that is a good API citizen, over an injected ``httpx.Client``.
+
+* **Conditional requests.** Every answer with an ETag is kept (body and
+  ``Link`` header) in :class:`~repoherald.github.etags.EtagCache`; the next
+  request for the same URL sends ``If-None-Match`` and a ``304`` (free: GitHub
+  does not count it) is answered from the cache. Objects addressed by their
+  SHA never change, so those are read from the cache without asking.
+* **Rate limits.** ``X-RateLimit-Remaining``/``Reset`` are read on every
+  answer. When the primary limit is used up, the client waits if the reset is
+  within ``max_wait_seconds``; otherwise it stops with one line saying when to
+  resume (what was fetched stays cached, so the re-run continues cheaply).
+  Secondary limits (403/429 with ``Retry-After`` or the "secondary rate limit"
+  message) pause every worker, then retry, as GitHub's documentation asks.
+* **Bounded concurrency.** At most ``concurrency`` requests are in flight.
+* **Clear failures.** 401, 403, 404, 409, 422, a body that is not JSON or was
+  cut off, and a ``Link`` header that loops or leaves the API host each give
+  one line naming the repository and what to do.
+
+The token goes into the ``Authorization`` header and nowhere else; cache keys
+are URLs, which never carry it.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import random
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from repoherald.errors import SourceError
+from repoherald.github.etags import EtagCache
+
+log = logging.getLogger("repoherald.github")
+
+RETRY_STATUSES = frozenset({500, 502, 503, 504})
+MAX_RATE_LIMIT_WAITS = 8
+_NEXT = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
+
+
+class GitHubError(SourceError):
+    """A request failed for good; ``status`` is the HTTP status when there was one."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Stats:
+    """What the client sent: for the benchmark and for tests that count requests."""
+
+    requests: int = 0
+    """HTTP requests sent (each retry counts)."""
+    not_modified: int = 0
+    from_cache: int = 0
+    """Answers read from the cache without a request (immutable objects)."""
+    statuses: Counter[int] = field(default_factory=Counter)
+
+
+def next_link(header: str) -> str | None:
+    """The ``rel="next"`` URL of a ``Link`` header, if any."""
+    for part in header.split(","):
+        m = _NEXT.search(part)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value.strip()))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _message(response: httpx.Response) -> str:
+    """GitHub's own ``message`` from an error body, short and on one line."""
+    try:
+        body = json.loads(response.content)
+    except ValueError:
+        return response.reason_phrase or "no message"
+    text = body.get("message") if isinstance(body, dict) else None
+    return " ".join(str(text or response.reason_phrase).split())[:200]
+
+
+def _clock_text(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%H:%M UTC")
+
+
+class GitHubClient:
+    """Requests for one repository (``repo`` names it in every error message)."""
+
+    def __init__(
+        self,
+        http: httpx.Client,
+        *,
+        repo: str,
+        token_env: str,
+        anonymous: bool,
+        cache: EtagCache | None = None,
+        concurrency: int = 4,
+        max_wait_seconds: float = 300.0,
+        max_retries: int = 4,
+        backoff: float = 1.0,
+        secondary_wait: float = 60.0,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._http = http
+        self.repo = repo
+        self._token_env = token_env
+        self.anonymous = anonymous
+        self._cache = cache
+        self._slots = threading.BoundedSemaphore(concurrency)
+        self.concurrency = concurrency
+        self._max_wait = max_wait_seconds
+        self._max_retries = max_retries
+        self._backoff = backoff
+        self._secondary_wait = secondary_wait
+        self._sleep = sleep
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._resume_at = 0.0
+        self._secondary_hits = 0
+        self.stats = Stats()
+        self.rate_remaining: int | None = None
+        self.rate_reset: int | None = None
+
+    def close(self) -> None:
+        self._http.close()
+        if self._cache is not None:
+            self._cache.close()
+
+    # -- public calls --------------------------------------------------------
+
+    def get(
+        self,
+        path: str,
+        params: dict[str, str] | None = None,
+        *,
+        immutable: bool = False,
+        cache: bool = True,
+    ) -> Any:
+        """The JSON of one GET (``path`` relative to the API root, or an absolute API URL).
+
+        ``immutable``: the URL names an object by SHA, so a cached answer is used
+        without asking. ``cache=False``: neither read nor store (large blobs).
+        """
+        return self.get_page(path, params, immutable=immutable, cache=cache)[0]
+
+    def get_page(
+        self,
+        path: str,
+        params: dict[str, str] | None = None,
+        *,
+        immutable: bool = False,
+        cache: bool = True,
+    ) -> tuple[Any, str | None]:
+        """The JSON of one GET and its ``rel="next"`` URL (checked to stay on the API host)."""
+        url = self._url(path, params)
+        store = self._cache if cache else None
+        cached = store.get(url) if store is not None else None
+        if cached is not None and immutable:
+            with self._lock:
+                self.stats.from_cache += 1
+            return self._decode(cached.body, url), self._checked_next(cached.link, url)
+        response = self._request(url, cached.etag if cached is not None else None)
+        if response.status_code == 304 and cached is not None:
+            assert store is not None
+            store.touch(url)
+            return self._decode(cached.body, url), self._checked_next(cached.link, url)
+        if response.status_code != 200:
+            raise self.error_for(response, url)
+        content_type = response.headers.get("content-type", "")
+        if "json" not in content_type.lower():
+            raise GitHubError(
+                f"{self.repo}: GitHub's answer to {_path(url)} is not JSON ({content_type or 'no'}"
+                " content type): check that [github] api_url is the API root"
+                " (https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise)",
+                response.status_code,
+            )
+        data = self._decode(response.content, url)
+        link = response.headers.get("link", "")
+        etag = response.headers.get("etag")
+        if etag and store is not None:
+            store.put(url, etag, response.content, link)
+        return data, self._checked_next(link, url)
+
+    def pages(
+        self, path: str, params: dict[str, str] | None = None, *, max_pages: int = 1000
+    ) -> Iterator[Any]:
+        """Each page of a listing, following ``Link: rel="next"``; a loop is an error."""
+        seen: set[str] = set()
+        url: str | None = self._url(path, params)
+        while url is not None:
+            if url in seen:
+                raise GitHubError(
+                    f"{self.repo}: GitHub's Link header for {_path(url)} leads back to a page"
+                    " already read, so the listing cannot be trusted: retry later"
+                )
+            if len(seen) >= max_pages:
+                raise GitHubError(
+                    f"{self.repo}: GitHub's listing {_path(url)} has more than {max_pages}"
+                    " pages: ask for fewer days at a time"
+                )
+            seen.add(url)
+            data, url = self.get_page(url)
+            yield data
+
+    # -- one request, with retries and rate limits -----------------------------
+
+    def _url(self, path: str, params: dict[str, str] | None) -> str:
+        if path.startswith(("http://", "https://")):
+            url = httpx.URL(path)
+        else:
+            url = httpx.URL(str(self._http.base_url).rstrip("/") + "/" + path.lstrip("/"))
+        if params:
+            url = url.copy_merge_params(params)
+        return str(url)
+
+    def _request(self, url: str, etag: str | None) -> httpx.Response:
+        failures = 0
+        waits = 0
+        headers = {"If-None-Match": etag} if etag else {}
+        while True:
+            self._wait_for_pause()
+            try:
+                with self._slots:
+                    with self._lock:
+                        self.stats.requests += 1
+                    response = self._http.get(url, headers=headers)
+            except httpx.TransportError as exc:
+                failures += 1
+                if failures > self._max_retries:
+                    raise self._transport_error(exc, url, failures) from None
+                self._sleep(self._backoff_delay(failures))
+                continue
+            self._note(response)
+            status = response.status_code
+            if status in (403, 429):
+                wait = self._rate_limit_wait(response, url)
+                if wait is not None:
+                    waits += 1
+                    if waits > MAX_RATE_LIMIT_WAITS:
+                        raise GitHubError(
+                            f"{self.repo}: GitHub kept rate-limiting {_path(url)} after"
+                            f" {waits - 1} waits: re-run later (what was fetched is cached)",
+                            status,
+                        )
+                    self._pause(wait)
+                    continue
+            if status in RETRY_STATUSES:
+                failures += 1
+                if failures > self._max_retries:
+                    raise GitHubError(
+                        f"{self.repo}: GitHub answered HTTP {status} for {_path(url)}"
+                        f" {failures} times: GitHub may be having trouble, retry later",
+                        status,
+                    )
+                delay = _retry_after(response.headers.get("retry-after"))
+                self._sleep(delay if delay is not None else self._backoff_delay(failures))
+                continue
+            return response
+
+    def _backoff_delay(self, failures: int) -> float:
+        return float(min(30.0, self._backoff * 2 ** (failures - 1)) * random.uniform(0.5, 1.5))
+
+    def _note(self, response: httpx.Response) -> None:
+        remaining = response.headers.get("x-ratelimit-remaining")
+        reset = response.headers.get("x-ratelimit-reset")
+        with self._lock:
+            self.stats.statuses[response.status_code] += 1
+            if response.status_code == 304:
+                self.stats.not_modified += 1
+            if remaining is not None and remaining.isdigit():
+                self.rate_remaining = int(remaining)
+            if reset is not None and reset.isdigit():
+                self.rate_reset = int(reset)
+
+    def _rate_limit_wait(self, response: httpx.Response, url: str) -> float | None:
+        """Seconds to wait before retrying, None when this 403/429 is not a rate limit.
+
+        GitHub's rules: honour ``Retry-After``; else, with no requests left,
+        wait for ``X-RateLimit-Reset``; else, for a secondary limit, wait a
+        minute, longer each time it happens again.
+        """
+        headers = response.headers
+        retry_after = _retry_after(headers.get("retry-after"))
+        text = _message(response).lower()
+        if retry_after is not None:
+            wait = retry_after
+        elif headers.get("x-ratelimit-remaining") == "0":
+            reset = int(headers.get("x-ratelimit-reset", "0") or 0)
+            wait = max(0.0, reset - self._clock()) + 1.0
+            if wait > self._max_wait:
+                raise self._exhausted(headers, reset)
+            return wait
+        elif "secondary rate limit" in text or response.status_code == 429:
+            with self._lock:
+                self._secondary_hits += 1
+                hits = self._secondary_hits
+            wait = self._secondary_wait * 2 ** (hits - 1)
+        else:
+            return None
+        if wait > self._max_wait:
+            resume = _clock_text(self._clock() + wait)
+            raise GitHubError(
+                f"{self.repo}: GitHub's secondary rate limit asks to wait {wait:.0f} s, more"
+                f" than [github] max_wait_seconds={self._max_wait:g}: re-run after {resume}"
+                " (what was fetched is cached)",
+                response.status_code,
+            )
+        return wait
+
+    def _exhausted(self, headers: httpx.Headers, reset: int) -> GitHubError:
+        limit = headers.get("x-ratelimit-limit", "?")
+        hint = (
+            f"; set {self._token_env} to a token for 5,000 requests/hour" if self.anonymous else ""
+        )
+        return GitHubError(
+            f"{self.repo}: the GitHub API rate limit ({limit} requests/hour) is used up until"
+            f" {_clock_text(reset)}, more than [github] max_wait_seconds={self._max_wait:g} away:"
+            f" re-run after that; what was fetched is cached{hint}",
+            403,
+        )
+
+    def _pause(self, seconds: float) -> None:
+        """Hold every worker of this client, not just the one that was told to wait."""
+        with self._lock:
+            self._resume_at = max(self._resume_at, self._clock() + seconds)
+        log.info("%s: GitHub rate limit, waiting %.0f s", self.repo, seconds)
+
+    def _wait_for_pause(self) -> None:
+        while True:
+            with self._lock:
+                left = self._resume_at - self._clock()
+            if left <= 0:
+                return
+            self._sleep(left)
+
+    # -- errors ----------------------------------------------------------------
+
+    def error_for(self, response: httpx.Response, url: str) -> GitHubError:
+        """One line for a failed answer, naming the repository and what to do."""
+        status, msg, where = response.status_code, _message(response), _path(url)
+        token = f"${self._token_env}"
+        if status == 401:
+            text = (
+                f"GitHub rejected the token in {token} (HTTP 401: {msg}): renew it, or unset"
+                f" {token} for anonymous access"
+            )
+        elif status == 403:
+            text = (
+                f"GitHub refused access to {where} (HTTP 403: {msg}): use a token in {token}"
+                " that can read this repository"
+            )
+        elif status == 404:
+            who = (
+                f"set {token} to a token that can see it"
+                if self.anonymous
+                else (f"make sure the token in {token} can see it")
+            )
+            text = f"not found on GitHub (HTTP 404 for {where}): check owner/name, or {who}"
+        elif status == 409:
+            text = "the repository is empty (HTTP 409): nothing to report until it has commits"
+        elif status == 422:
+            text = f"GitHub could not process {where} (HTTP 422: {msg}): check the branch name"
+        else:
+            text = f"GitHub answered HTTP {status} for {where}: {msg}"
+        return GitHubError(f"{self.repo}: {text}", status)
+
+    def _transport_error(self, exc: httpx.TransportError, url: str, tries: int) -> GitHubError:
+        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+            return GitHubError(
+                f"{self.repo}: GitHub's answer to {_path(url)} was cut off mid-body {tries} times"
+                f" ({type(exc).__name__}): retry later"
+            )
+        return GitHubError(
+            f"{self.repo}: cannot reach {self._http.base_url} ({type(exc).__name__}) after"
+            f" {tries} attempts: check the network and [github] api_url"
+        )
+
+    def _decode(self, body: bytes, url: str) -> Any:
+        try:
+            return json.loads(body)
+        except ValueError:
+            raise GitHubError(
+                f"{self.repo}: GitHub's answer to {_path(url)} is not valid JSON (cut off or"
+                " garbled): retry later; if it persists, check [github] api_url"
+            ) from None
+
+    def _checked_next(self, link: str, url: str) -> str | None:
+        nxt = next_link(link) if link else None
+        if nxt is None:
+            return None
+        base, target = self._http.base_url, httpx.URL(nxt)
+        if (target.scheme, target.host, target.port) != (base.scheme, base.host, base.port):
+            raise GitHubError(
+                f"{self.repo}: GitHub's Link header for {_path(url)} points to {target.host},"
+                " outside [github] api_url: refusing to send the token there"
+            )
+        return nxt
+
+
+def _path(url: str) -> str:
+    return httpx.URL(url).path

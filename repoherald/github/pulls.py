@@ -1,0 +1,111 @@
+"""Pull-request context for a commit, for either source.
+
+``/commits/{sha}/pulls`` names the pull requests GitHub associates with a
+commit, but its elements lack ``merged_by``; the chosen one is then read in
+full from ``/pulls/{number}``. Both answers are conditional requests, so a
+re-run costs two ``304``s per commit.
+
+A git source gets pull-request context when it can name its GitHub
+repository (``github = "owner/name"``, or a ``web_url`` on github.com or on
+the host of a GitHub Enterprise ``api_url``) *and* a token is set; without a
+token it says so instead of spending the anonymous limit.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from repoherald.config import GitHubSettings
+from repoherald.errors import SourceError
+from repoherald.github.client import GitHubClient, GitHubError
+from repoherald.github.connect import open_client, parse_api_url
+from repoherald.github.parse import ShapeError, pick_pull, pull_from_json
+from repoherald.github.ref import RepoRef, repo_from_web_url
+from repoherald.models import PullRequest
+from repoherald.redact import secret_env
+
+
+def fetch_pull_request(
+    client: GitHubClient, repo: RepoRef, sha: str, branch: str
+) -> PullRequest | None:
+    """The pull request that brought ``sha`` into ``branch``, or None when there is none."""
+    try:
+        pulls = client.get(f"{repo.api_path}/commits/{sha}/pulls", {"per_page": "100"})
+    except GitHubError as exc:
+        if exc.status in (404, 422):  # commit unknown to GitHub (not pushed, or gone)
+            return None
+        raise
+    chosen = pick_pull(pulls if isinstance(pulls, list) else [], sha, branch)
+    if chosen is None:
+        return None
+    full: Any = client.get(f"{repo.api_path}/pulls/{int(chosen['number'])}")
+    try:
+        return pull_from_json(full if isinstance(full, dict) else chosen)
+    except ShapeError as exc:
+        raise GitHubError(
+            f"{client.repo}: GitHub's pull request for {sha[:7]} is malformed ({exc}): retry later"
+        ) from None
+
+
+class PullRequestLookup:
+    """Pull-request context for a source that is not the GitHub API itself (a git clone).
+
+    :meth:`for_git` decides whether there is any: a GitHub repository the
+    configuration names, and a token. The HTTP client is opened on the first
+    lookup, so a run that never asks costs nothing.
+    """
+
+    def __init__(
+        self,
+        ref: RepoRef,
+        settings: GitHubSettings,
+        store_path: Path | None,
+        token: str,
+        label: str,
+    ) -> None:
+        self._ref = ref
+        self._settings = settings
+        self._store_path = store_path
+        self._token = token
+        self._label = label
+        self._client: GitHubClient | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_git(
+        cls,
+        github: str | None,
+        web_url: str | None,
+        settings: GitHubSettings,
+        store_path: Path | None,
+        label: str,
+    ) -> PullRequestLookup | None:
+        """A lookup when ``github = "owner/name"`` or a GitHub ``web_url`` and a token exist."""
+        ref = RepoRef.parse(github, label) if github else repo_from_web_url(web_url, settings)
+        if ref is None:
+            return None
+        token = secret_env(settings.token_env)
+        if not token:
+            return None
+        try:
+            parse_api_url(settings.api_url, label)
+        except SourceError:
+            return None
+        return cls(ref, settings, store_path, token, label)
+
+    def pull_request(self, sha: str, branch: str) -> PullRequest | None:
+        with self._lock:
+            if self._client is None:
+                self._client = open_client(
+                    self._settings, self._label, self._store_path, token=self._token
+                )
+            client = self._client
+        return fetch_pull_request(client, self._ref, sha, branch)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None

@@ -1,0 +1,437 @@
+"""The GitHub REST backend behind the :class:`~repoherald.sources.base.Source` protocol.
+
+``source = "github:owner/name"`` reads a repository without cloning it:
+
+* **History.** ``/commits?sha=TIP&since=…`` lists every commit reachable from
+  the branch tip in the window, side branches included; the first-parent
+  chain is rebuilt from the ``parents`` fields, starting at the tip that
+  ``/branches/{branch}`` names, so the set is what the git source reports.
+  ``until`` is not sent: a commit dated in the future would cut the chain.
+* **Files.** ``/commits/{sha}`` (300 files a page, 3,000 at most, each page
+  followed) gives paths, statuses, counts and patches; the trees API adds
+  modes, the blob each file had before, and binary sizes
+  (:mod:`repoherald.github.trees`). A merge is diffed against its first
+  parent, as GitHub's commit page shows it. Patches GitHub withheld are
+  marked on the file (``patch_withheld``), a list cut at 3,000 on the commit
+  (``files_truncated``): nothing is dropped silently.
+* **Blobs.** ``/git/blobs/{sha}``, fetched for the files the API and
+  dependency facts read. They are fetched concurrently with the files of the
+  day; anything else the facts ask for is read on demand.
+* **Pull requests.** ``/commits/{sha}/pulls``, then ``/pulls/{n}``.
+
+Everything a day needs is fetched with up to ``[github] concurrency``
+requests in flight, through the client's ETag cache.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import quote, urlsplit
+
+import httpx
+
+from repoherald.analysis.facts import file_kind
+from repoherald.config import RepoConfig
+from repoherald.errors import SourceError
+from repoherald.github import parse
+from repoherald.github.client import GitHubClient, GitHubError
+from repoherald.github.connect import open_client, read_token, warn_anonymous
+from repoherald.github.patch import assemble
+from repoherald.github.pulls import fetch_pull_request
+from repoherald.github.ref import RepoRef
+from repoherald.github.trees import TreeEntry, TreeReader
+from repoherald.models import Commit, FileChange, FileStatus, PullRequest
+from repoherald.sources.base import SourceContext, SourceInfo
+
+DAY = 86400
+SINCE_SLACK = 2 * DAY
+"""``since`` reaches this far before the window: GitHub filters by committer date, and a
+little slack keeps a chain whose dates are slightly out of order intact."""
+FILES_LIMIT = 3000
+"""GitHub lists at most this many files of one commit."""
+PREFETCH_MAX_BYTES = 1_000_000
+BLOB_CACHE_BYTES = 64 << 20
+MEMO_COMMITS = 512
+
+T = TypeVar("T")
+
+
+def guess_name(cfg: RepoConfig) -> str:
+    """``github:owner/name`` -> ``owner/name`` (for a repository that could not be opened)."""
+    return cfg.source.partition(":")[2].strip() or cfg.source
+
+
+@dataclass(frozen=True, slots=True)
+class _Detail:
+    commit: Commit
+    files: tuple[parse.ListedFile, ...]
+    tree: str
+
+
+class _Lru(OrderedDict[str, T]):
+    """A small LRU map, so a month-long range does not keep every commit's files."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def put(self, key: str, value: T) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        while len(self) > self.limit:
+            self.popitem(last=False)
+
+
+def _facts_read(f: FileChange) -> bool:
+    """Whether the facts extractor reads this file's blobs (Python API or manifest)."""
+    if f.binary or f.is_submodule or f.is_symlink:
+        return False
+    kind = file_kind(f.path)
+    return (f.path.endswith((".py", ".pyi")) and kind == "source") or kind == "deps"
+
+
+class GitHubSource:
+    """One repository read through the GitHub REST API; open it with :func:`open_github`."""
+
+    def __init__(
+        self,
+        ref: RepoRef,
+        client: GitHubClient,
+        ctx: SourceContext,
+        info: SourceInfo,
+        tip: dict[str, Any],
+    ) -> None:
+        self._ref = ref
+        self._client = client
+        self._ctx = ctx
+        self.info = info
+        self._tip_item = tip
+        self._tip = str(tip["sha"])
+        self._api = ref.api_path
+        self._trees = TreeReader(client, self._api)
+        # Twice the requests allowed in flight: a commit's tree walk is a chain of
+        # requests, so more commits in progress keep every slot busy.
+        self._pool = ThreadPoolExecutor(max_workers=2 * client.concurrency)
+        self._items: dict[str, dict[str, Any]] = {}
+        self._details: _Lru[_Detail] = _Lru(MEMO_COMMITS)
+        self._changes: _Lru[list[FileChange]] = _Lru(MEMO_COMMITS)
+        self._sizes: dict[str, int] = {}
+        self._blobs: _Lru[bytes] = _Lru(1 << 20)
+        self._blob_bytes = 0
+        self._fetching: set[str] = set()
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> GitHubClient:
+        """The HTTP client (its ``stats`` count requests, for tests and the benchmark)."""
+        return self._client
+
+    def __enter__(self) -> GitHubSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _map(self, fn: Callable[[str], T], keys: Iterable[str]) -> list[T]:
+        """``fn`` over ``keys`` on the pool, in order; the first failure cancels what has not
+        started (a used-up rate limit should not be hit again by every queued commit)."""
+        futures = [self._pool.submit(fn, key) for key in keys]
+        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        if pending:
+            for f in pending:
+                f.cancel()
+            errors = [f.exception() for f in futures if f.done() and not f.cancelled()]
+            raise next(e for e in errors if e is not None)
+        return [f.result() for f in futures]
+
+    def _shape(self, what: str, exc: Exception) -> GitHubError:
+        return GitHubError(
+            f"{self._client.repo}: GitHub's answer for {what} has an unexpected shape ({exc}):"
+            " check [github] api_url, or retry later"
+        )
+
+    # -- history ---------------------------------------------------------------
+
+    def _list(self, since: int) -> list[dict[str, Any]]:
+        iso = datetime.fromtimestamp(max(since, 0), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        params = {"sha": self._tip, "since": iso, "per_page": "100"}
+        items: list[dict[str, Any]] = []
+        for page in self._client.pages(f"{self._api}/commits", params):
+            if not isinstance(page, list):
+                raise self._shape("the commit list", TypeError("not a list"))
+            items.extend(i for i in page if isinstance(i, dict) and "sha" in i)
+        return items
+
+    def _chain(self) -> list[tuple[str, int]]:
+        chain: list[tuple[str, int]] = []
+        seen: set[str] = set()
+        sha: str | None = self._tip
+        while sha is not None and sha in self._items and sha not in seen:
+            seen.add(sha)
+            item = self._items[sha]
+            chain.append((sha, parse.committer_time(item)))
+            parents = item.get("parents") or []
+            sha = str(parents[0]["sha"]) if parents else None
+        return chain
+
+    def history(self) -> list[tuple[str, int]]:
+        try:
+            listed = self._list(self._ctx.earliest - SINCE_SLACK)
+            self._items.update((str(i["sha"]), i) for i in listed)
+            chain = self._chain()
+            if not chain:
+                # The branch was idle all window: list the tip's own days instead,
+                # so "latest" finds them.
+                tip_time = parse.committer_time(self._tip_item)
+                self._items.update((str(i["sha"]), i) for i in self._list(tip_time - SINCE_SLACK))
+                chain = self._chain()
+        except (parse.ShapeError, KeyError, TypeError, IndexError) as exc:
+            raise self._shape("the commit list", exc) from None
+        return chain
+
+    def prepare(self, shas: Iterable[str]) -> None:
+        """Nothing to deepen: the API reaches every parent."""
+
+    def missing_parents(self, shas: Iterable[str]) -> set[str]:
+        return set()
+
+    # -- commits and their files -----------------------------------------------
+
+    def _detail(self, sha: str) -> _Detail:
+        hit = self._details.get(sha)
+        if hit is not None:
+            return hit
+        files: list[parse.ListedFile] = []
+        first: dict[str, Any] | None = None
+        try:
+            pages = self._client.pages(f"{self._api}/commits/{sha}", max_pages=FILES_LIMIT // 300)
+            for page in pages:
+                if not isinstance(page, dict):
+                    raise TypeError("not an object")
+                first = first or page
+                files.extend(parse.file_from_json(f) for f in page.get("files") or ())
+            assert first is not None
+            commit = parse.commit_from_json(first, files_truncated=len(files) >= FILES_LIMIT)
+            detail = _Detail(commit, tuple(files), parse.tree_sha(first))
+        except (parse.ShapeError, KeyError, TypeError) as exc:
+            raise self._shape(f"commit {sha[:7]}", exc) from None
+        with self._lock:
+            self._details.put(sha, detail)
+        return detail
+
+    def read_commits(self, shas: Iterable[str]) -> dict[str, Commit]:
+        """Each commit's metadata and file list, fetched concurrently."""
+        wanted = list(dict.fromkeys(shas))
+        return {d.commit.sha: d.commit for d in self._map(self._detail, wanted)}
+
+    def _tree_of(self, sha: str) -> str:
+        item = self._items.get(sha)
+        if item is not None:
+            return parse.tree_sha(item)
+        hit = self._details.get(sha)
+        if hit is not None:
+            return hit.tree
+        data = self._client.get(f"{self._api}/git/commits/{sha}", immutable=True)
+        return parse.tree_sha(data if isinstance(data, dict) else {})
+
+    def _resolve(self, sha: str) -> list[FileChange]:
+        hit = self._changes.get(sha)
+        if hit is not None:
+            return hit
+        detail = self._detail(sha)
+        parents = detail.commit.parents
+        try:
+            old_root = self._tree_of(parents[0]) if parents else None
+        except parse.ShapeError as exc:
+            raise self._shape(f"the parent of {sha[:7]}", exc) from None
+        changes = [self._file(f, detail.tree, old_root) for f in detail.files]
+        with self._lock:
+            self._changes.put(sha, changes)
+        return changes
+
+    def _file(self, f: parse.ListedFile, new_root: str, old_root: str | None) -> FileChange:
+        new: TreeEntry | None = None
+        old: TreeEntry | None = None
+        if f.status is not FileStatus.DELETED:
+            new = self._trees.entry(new_root, f.path)
+        if f.status is not FileStatus.ADDED and old_root is not None:
+            old = self._trees.entry(old_root, f.old_path or f.path)
+        with self._lock:
+            for e in (new, old):
+                if e is not None and e.size is not None:
+                    self._sizes[e.sha] = e.size
+        new_blob, old_blob = (new.sha if new else ""), (old.sha if old else "")
+        modes = (old.mode if old else "", new.mode if new else "")
+        special = "160000" in modes
+        size = (new.size if new else None) if new_blob else (old.size if old else None)
+        binary = (
+            f.patch is None
+            and f.added == 0
+            and f.deleted == 0
+            and not special
+            and new_blob != old_blob
+            and bool(size)
+        )
+        return FileChange(
+            path=f.path,
+            status=f.status,
+            old_path=f.old_path,
+            added=f.added,
+            deleted=f.deleted,
+            binary=binary,
+            old_mode=modes[0],
+            new_mode=modes[1],
+            old_blob=old_blob,
+            new_blob=new_blob,
+            size=size if binary else None,
+            patch_withheld=f.patch is None and not binary and (f.added + f.deleted) > 0,
+        )
+
+    def file_changes(self, commits: Iterable[Commit]) -> dict[str, list[FileChange]]:
+        """Each commit's files with modes and blobs, and the blobs the facts will read.
+
+        Commits are worked on concurrently, each from its trees to its blobs,
+        so no commit waits for the slowest of another stage.
+        """
+        shas = [c.sha for c in commits]
+        return dict(zip(shas, self._map(self._changes_and_blobs, shas), strict=True))
+
+    def _changes_and_blobs(self, sha: str) -> list[FileChange]:
+        changes = self._resolve(sha)
+        for f in changes:
+            if _facts_read(f):
+                for oid in (f.old_blob, f.new_blob):
+                    if oid and self._sizes.get(oid, 0) <= PREFETCH_MAX_BYTES:
+                        self._prefetch(oid)
+        return changes
+
+    # -- blobs -------------------------------------------------------------------
+
+    def _fetch_blob(self, oid: str) -> bytes | None:
+        try:
+            data = self._client.get(f"{self._api}/git/blobs/{oid}", cache=False)
+        except GitHubError as exc:
+            if exc.status in (404, 422):
+                return None
+            raise
+        try:
+            content = str(data.get("content") or "")
+            if data.get("encoding") == "base64":
+                return base64.b64decode(content)
+            return content.encode("utf-8")
+        except (AttributeError, binascii.Error, ValueError) as exc:
+            raise self._shape(f"blob {oid[:7]}", exc) from None
+
+    def _prefetch(self, oid: str) -> None:
+        """Fetch into the blob cache, once even when two commits want the same blob."""
+        with self._lock:
+            if oid in self._blobs or oid in self._fetching:
+                return
+            self._fetching.add(oid)
+        try:
+            blob = self._fetch_blob(oid)
+        finally:
+            with self._lock:
+                self._fetching.discard(oid)
+        if blob is None:
+            return
+        with self._lock:
+            self._blobs.put(oid, blob)
+            self._blob_bytes += len(blob)
+            while self._blob_bytes > BLOB_CACHE_BYTES and self._blobs:
+                self._blob_bytes -= len(self._blobs.popitem(last=False)[1])
+
+    def read_blob(self, oid: str, max_bytes: int) -> bytes | None:
+        if not oid or self._sizes.get(oid, 0) > max_bytes:
+            return None
+        with self._lock:
+            blob = self._blobs.get(oid)
+        if blob is None:
+            blob = self._fetch_blob(oid)
+        return blob if blob is not None and len(blob) <= max_bytes else None
+
+    # -- patch and pull request ------------------------------------------------
+
+    def patch(self, commit: Commit) -> tuple[str, bool]:
+        """The diff assembled from GitHub's per-file patches; True when the file list was cut."""
+        changes = self._resolve(commit.sha)
+        detail = self._detail(commit.sha)
+        return assemble(changes, [f.patch for f in detail.files]), detail.commit.files_truncated
+
+    def pull_request(self, sha: str) -> PullRequest | None:
+        """The pull request that brought ``sha`` in (raises SourceError when GitHub fails)."""
+        return fetch_pull_request(self._client, self._ref, sha, self.info.branch)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._client.close()
+
+
+def _branch_path(branch: str, label: str) -> str:
+    if not branch or ".." in branch or branch.startswith("/") or any(ord(c) < 33 for c in branch):
+        raise SourceError(f"{label}: {branch!r} is not a valid branch name: check `branch`")
+    return quote(branch, safe="/")
+
+
+def _tip(client: GitHubClient, ref: RepoRef, branch: str, label: str) -> dict[str, Any]:
+    """The branch head's commit; a 404 is told apart as an empty repository or a wrong branch."""
+    try:
+        data = client.get(f"{ref.api_path}/branches/{_branch_path(branch, label)}")
+        tip = data["commit"]
+        str(tip["sha"])
+        parse.committer_time(tip)
+        return dict(tip)
+    except GitHubError as exc:
+        if exc.status != 404:
+            raise
+        client.get(f"{ref.api_path}/commits", {"per_page": "1"})  # 409 here: empty repository
+        raise GitHubError(
+            f"{label}: branch {branch!r} does not exist on GitHub: check `branch` in [[repos]]"
+            " (default: the repository's default branch)",
+            404,
+        ) from None
+    except (KeyError, TypeError, parse.ShapeError) as exc:
+        raise GitHubError(
+            f"{label}: GitHub's answer for branch {branch!r} has an unexpected shape ({exc}):"
+            " check [github] api_url"
+        ) from None
+
+
+def open_github(
+    cfg: RepoConfig, ctx: SourceContext, *, transport: httpx.BaseTransport | None = None
+) -> GitHubSource:
+    """Opener registered for the ``github`` scheme: checks settings, finds the branch tip."""
+    text = guess_name(cfg)
+    label = cfg.name or text
+    ref = RepoRef.parse(text, label)
+    token = read_token(ctx.github, label, required=True)
+    client = open_client(ctx.github, label, ctx.store_path, token=token, transport=transport)
+    if not token:
+        warn_anonymous(ctx.github.token_env)
+    try:
+        repo = client.get(ref.api_path)
+        if not isinstance(repo, dict):
+            raise GitHubError(f"{label}: GitHub's answer for the repository is not an object")
+        branch = cfg.branch or str(repo.get("default_branch") or "main")
+        tip = _tip(client, ref, branch, label)
+    except BaseException:
+        client.close()
+        raise
+    host = urlsplit(ctx.github.api_url).hostname or ""
+    info = SourceInfo(
+        name=cfg.name or str(repo.get("full_name") or ref.full),
+        # github:owner/name on github.com; the host is kept for any other API.
+        identity=f"github:{ref.full}" if host == "api.github.com" else f"github:{host}/{ref.full}",
+        branch=branch,
+        web_url=cfg.web_url or (str(repo["html_url"]) if repo.get("html_url") else None),
+        pr_context=True,
+    )
+    return GitHubSource(ref, client, ctx, info, tip)

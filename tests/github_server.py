@@ -1,0 +1,470 @@
+"""A real GitHub REST API server on 127.0.0.1 that serves real git repositories.
+
+:class:`FakeGitHub` runs a stdlib ``ThreadingHTTPServer`` (HTTP/1.1,
+keep-alive, correct ``Content-Length``) in a daemon thread and answers, for
+each repository added with :meth:`FakeGitHub.add_repo`, the endpoints a
+client reads, in GitHub's JSON shapes (see :mod:`tests.github_shapes`)::
+
+    GET /repos/{o}/{n}                          repository (default_branch, html_url)
+    GET /repos/{o}/{n}/branches/{branch}        branch -> head commit (404 when absent)
+    GET /repos/{o}/{n}/commits?sha&since&until&per_page&page
+                                                reachable commits, Link pagination;
+                                                409 when empty, 422 for an unknown sha
+    GET /repos/{o}/{n}/commits/{sha}?page       one commit, files 300 a page, 3,000 at most
+    GET /repos/{o}/{n}/commits/{sha}/pulls      pull requests added with add_pull
+    GET /repos/{o}/{n}/pulls/{number}           one pull request, with merged_by
+    GET /repos/{o}/{n}/git/commits|trees|blobs/{sha}
+
+Like GitHub: every 200 has an ``ETag`` and ``If-None-Match`` gets ``304``;
+every answer has ``X-RateLimit-*`` headers, and only non-304 answers use up
+``rate_limit`` (then 403 with ``remaining: 0`` until ``rate_reset``). With
+``token`` set, a request with another token gets 401; a ``private`` repository
+is 404 without the token.
+
+:meth:`fault` scripts trouble for requests whose path (with query) matches a
+regular expression, ``times`` times: ``secondary`` (403 + ``Retry-After``),
+``secondary429``, ``secondary_message`` (403, the message only), ``exhaust``
+(403, primary limit used up until ``reset_in`` seconds), ``status`` (any code
+with a GitHub error body), ``html`` (200 text/html), ``garbage`` (200 invalid
+JSON), ``truncate`` (a ``Content-Length`` larger than what is sent, then the
+connection closes) and ``loop`` (a ``Link: rel="next"`` to the same page).
+``latency`` seconds are waited in the handler before every answer.
+
+Nothing here imports repoherald or pytest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import socket
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from tests.github_shapes import GitShapes
+
+__all__ = ["FakeGitHub", "Fault", "Recorded"]
+
+
+@dataclass
+class Fault:
+    pattern: str
+    kind: str
+    times: int = 1
+    status: int = 500
+    retry_after: int = 1
+    reset_in: int = 3600
+
+
+@dataclass(frozen=True)
+class Recorded:
+    path: str
+    status: int
+    if_none_match: str | None
+    authorization: str | None
+
+
+@dataclass
+class _Repo:
+    shapes: GitShapes
+    default_branch: str
+    private: bool
+    full_name: str
+    pulls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    by_sha: dict[str, list[int]] = field(default_factory=dict)
+
+
+_MESSAGES = {
+    401: "Bad credentials",
+    403: "Resource not accessible by integration",
+    404: "Not Found",
+    409: "Git Repository is empty.",
+    422: "No commit found for SHA: x",
+}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 256
+    allow_reuse_address = True
+    fake: FakeGitHub
+
+
+class _Reply(Exception):
+    def __init__(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        self.status, self.body, self.headers = status, body, headers or {}
+
+
+def _gh_error(status: int, message: str) -> _Reply:
+    doc = "https://docs.github.com/rest"
+    return _Reply(status, {"message": message, "documentation_url": doc, "status": str(status)})
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "FakeGitHub/1.0"
+    sys_version = ""
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        fake = self.server.fake
+        fake._enter()
+        try:
+            if fake.latency:
+                time.sleep(fake.latency)
+            fake._handle(self)
+        finally:
+            fake._leave()
+
+    def send(self, status: int, body: bytes, headers: dict[str, str], *, cut: bool = False) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if cut:
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.wfile.write(body)
+        self.wfile.flush()
+
+
+class FakeGitHub:
+    """See the module docstring. ``prefix="/api/v3"`` serves the GitHub Enterprise layout."""
+
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        token: str | None = None,
+        prefix: str = "",
+        rate_limit: int = 5000,
+        per_page_cap: int = 100,
+        files_per_page: int = 300,
+        files_limit: int = 3000,
+        patch_limit: int = 50_000,
+    ) -> None:
+        self.latency = latency
+        self.token = token
+        self.prefix = prefix.rstrip("/")
+        self.rate_limit = rate_limit
+        self.remaining = rate_limit
+        self.rate_reset = int(time.time()) + 3600
+        self.per_page_cap = per_page_cap
+        self.files_per_page = files_per_page
+        self.files_limit = files_limit
+        self.patch_limit = patch_limit
+        self._repos: dict[str, _Repo] = {}
+        self._faults: list[Fault] = []
+        self._lock = threading.Lock()
+        self._recorded: list[Recorded] = []
+        self._in_flight = 0
+        self.max_in_flight = 0
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.fake = self
+        self.port: int = self._httpd.server_address[1]
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    # -- public ------------------------------------------------------------------
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.prefix}"
+
+    def add_repo(
+        self, full_name: str, path: Path, *, default_branch: str = "main", private: bool = False
+    ) -> None:
+        base = f"{self.api_url}/repos/{full_name}"
+        web = f"http://127.0.0.1:{self.port}/web/{full_name}"
+        shapes = GitShapes(path, base, web)
+        self._repos[full_name.lower()] = _Repo(shapes, default_branch, private, full_name)
+
+    def add_pull(
+        self,
+        full_name: str,
+        number: int,
+        shas: list[str],
+        *,
+        title: str,
+        body: str = "",
+        labels: tuple[str, ...] = (),
+        author: str = "octocat",
+        merged_by: str | None = "maintainer",
+        merge_commit_sha: str | None = None,
+        base: str = "main",
+    ) -> None:
+        repo = self._repos[full_name.lower()]
+        repo.pulls[number] = {
+            "number": number,
+            "state": "closed",
+            "title": title,
+            "body": body,
+            "labels": [{"id": i, "name": n, "color": "ededed"} for i, n in enumerate(labels)],
+            "user": {"login": author, "type": "User"},
+            "merged_by": {"login": merged_by, "type": "User"} if merged_by else None,
+            "merged_at": "2026-01-01T00:00:00Z" if merged_by else None,
+            "merge_commit_sha": merge_commit_sha or (shas[-1] if shas else None),
+            "html_url": f"{repo.shapes.web}/pull/{number}",
+            "base": {"ref": base},
+        }
+        for sha in shas:
+            repo.by_sha.setdefault(sha, []).append(number)
+
+    def fault(self, pattern: str, kind: str, times: int = 1, **kw: Any) -> None:
+        with self._lock:
+            self._faults.append(Fault(pattern, kind, times, **kw))
+
+    @property
+    def requests(self) -> list[Recorded]:
+        with self._lock:
+            return list(self._recorded)
+
+    def statuses(self) -> Counter[int]:
+        return Counter(r.status for r in self.requests)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._recorded.clear()
+            self.max_in_flight = self._in_flight
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeGitHub:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- handling ------------------------------------------------------------------
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _take_fault(self, target: str) -> Fault | None:
+        with self._lock:
+            for f in self._faults:
+                if f.times != 0 and re.search(f.pattern, target):
+                    f.times -= 1
+                    return f
+        return None
+
+    def _rate_headers(self) -> dict[str, str]:
+        return {
+            "X-RateLimit-Limit": str(self.rate_limit),
+            "X-RateLimit-Remaining": str(max(self.remaining, 0)),
+            "X-RateLimit-Reset": str(self.rate_reset),
+            "X-RateLimit-Used": str(self.rate_limit - max(self.remaining, 0)),
+            "X-RateLimit-Resource": "core",
+        }
+
+    def _handle(self, h: _Handler) -> None:
+        auth = h.headers.get("Authorization")
+        inm = h.headers.get("If-None-Match")
+        status, body, headers, cut = self._answer(h.path, auth, inm)
+        with self._lock:
+            self._recorded.append(Recorded(h.path, status, inm, auth))
+        h.send(status, body, headers, cut=cut)
+
+    def _answer(
+        self, target: str, auth: str | None, inm: str | None
+    ) -> tuple[int, bytes, dict[str, str], bool]:
+        with self._lock:
+            if time.time() >= self.rate_reset:
+                self.remaining, self.rate_reset = self.rate_limit, int(time.time()) + 3600
+        fault = self._take_fault(target)
+        try:
+            if fault is not None:
+                reply = self._faulty(fault, target)
+                if reply is not None:
+                    return reply
+            if self.remaining <= 0:
+                raise _gh_error(403, "API rate limit exceeded for 127.0.0.1.")
+            obj, extra = self._route(target, auth)
+        except _Reply as r:
+            return self._finish(r.status, r.body, r.headers, inm)
+        if fault is not None and fault.kind == "loop":
+            extra["Link"] = f'<http://127.0.0.1:{self.port}{target}>; rel="next"'
+        return self._finish(200, obj, extra, inm)
+
+    def _finish(
+        self, status: int, obj: Any, headers: dict[str, str], inm: str | None
+    ) -> tuple[int, bytes, dict[str, str], bool]:
+        body = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        etag = 'W/"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        if status == 200 and inm == etag:
+            return 304, b"", {**self._rate_headers(), "ETag": etag}, False  # free, as on GitHub
+        with self._lock:
+            self.remaining -= 1
+            rate = self._rate_headers()
+        out = {**rate, "Content-Type": "application/json; charset=utf-8", **headers}
+        if status == 200:
+            out["ETag"] = etag
+        return status, body, out, False
+
+    def _faulty(self, f: Fault, target: str) -> tuple[int, bytes, dict[str, str], bool] | None:
+        rate = {**self._rate_headers(), "Content-Type": "application/json"}
+        if f.kind in ("secondary", "secondary429"):
+            status = 403 if f.kind == "secondary" else 429
+            msg = "You have exceeded a secondary rate limit. Please wait a few minutes."
+            raise _Reply(status, {"message": msg}, {"Retry-After": str(f.retry_after)})
+        if f.kind == "secondary_message":
+            raise _gh_error(403, "You have exceeded a secondary rate limit and have been blocked.")
+        if f.kind == "exhaust":
+            reset = int(time.time()) + f.reset_in
+            headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)}
+            raise _Reply(403, {"message": "API rate limit exceeded for 127.0.0.1."}, headers)
+        if f.kind == "status":
+            raise _gh_error(f.status, _MESSAGES.get(f.status, "Server Error"))
+        if f.kind == "html":
+            page = b"<!DOCTYPE html><html><body>Sign in to GitHub</body></html>"
+            return 200, page, {**rate, "Content-Type": "text/html; charset=utf-8"}, False
+        if f.kind == "garbage":
+            return 200, b'{"sha": "abc", "commit": ', rate, False
+        if f.kind == "truncate":
+            body = json.dumps({"padding": "x" * 4000}).encode()
+            return 200, body, rate, True
+        return None  # "loop" changes a normal answer
+
+    # -- routes ----------------------------------------------------------------------
+
+    def _route(self, target: str, auth: str | None) -> tuple[Any, dict[str, str]]:
+        parts = urlsplit(target)
+        path = parts.path
+        if self.prefix:
+            if not path.startswith(self.prefix + "/"):
+                raise _gh_error(404, "Not Found")
+            path = path[len(self.prefix) :]
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        authed = self.token is None or auth in (f"Bearer {self.token}", f"token {self.token}")
+        if auth is not None and not authed:
+            raise _gh_error(401, "Bad credentials")
+        m = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
+        repo = self._repos.get(m.group(1).lower()) if m else None
+        if m is None or repo is None or (repo.private and (auth is None or not authed)):
+            raise _gh_error(404, "Not Found")
+        rest = m.group(2) or ""
+        return self._repo_route(repo, rest, query, target)
+
+    def _repo_route(
+        self, repo: _Repo, rest: str, q: dict[str, str], target: str
+    ) -> tuple[Any, dict[str, str]]:
+        g = repo.shapes
+        if rest == "":
+            return {
+                "id": 1,
+                "name": repo.full_name.split("/")[1],
+                "full_name": repo.full_name,
+                "private": repo.private,
+                "default_branch": repo.default_branch,
+                "html_url": g.web,
+                "size": 0 if g.is_empty() else 1,
+            }, {}
+        if m := re.fullmatch(r"/branches/(.+)", rest):
+            tip = g.branch_tip(m.group(1))
+            if tip is None:
+                raise _gh_error(404, "Branch not found")
+            return {"name": m.group(1), "commit": g.commit_json(tip), "protected": False}, {}
+        if rest == "/commits":
+            return self._list(g, repo, q, target)
+        if m := re.fullmatch(r"/commits/([0-9a-f]{40})/pulls", rest):
+            numbers = repo.by_sha.get(m.group(1), [])
+            pulls = [{k: v for k, v in repo.pulls[n].items() if k != "merged_by"} for n in numbers]
+            return pulls, {}
+        if m := re.fullmatch(r"/commits/([^/]+)", rest):
+            return self._detail(g, m.group(1), q, target)
+        if m := re.fullmatch(r"/pulls/(\d+)", rest):
+            pull = repo.pulls.get(int(m.group(1)))
+            if pull is None:
+                raise _gh_error(404, "Not Found")
+            return pull, {}
+        if m := re.fullmatch(r"/git/(commits|trees|blobs)/([0-9a-f]{40})", rest):
+            kind, sha = m.groups()
+            if kind == "commits":
+                obj = g.git_commit_json(sha) if g.resolve(sha) == sha else None
+            else:
+                obj = g.tree_json(sha) if kind == "trees" else g.blob_json(sha)
+            if obj is None:
+                raise _gh_error(404, "Not Found")
+            return obj, {}
+        raise _gh_error(404, "Not Found")
+
+    def _link(self, target: str, page: int, last: int) -> dict[str, str]:
+        parts = urlsplit(target)
+        q = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+
+        def url(n: int) -> str:
+            return f"http://127.0.0.1:{self.port}{parts.path}?{urlencode({**q, 'page': str(n)})}"
+
+        links = []
+        if page < last:
+            links += [f'<{url(page + 1)}>; rel="next"', f'<{url(last)}>; rel="last"']
+        if page > 1:
+            links += [f'<{url(1)}>; rel="first"', f'<{url(page - 1)}>; rel="prev"']
+        return {"Link": ", ".join(links)} if links else {}
+
+    def _list(
+        self, g: GitShapes, repo: _Repo, q: dict[str, str], target: str
+    ) -> tuple[Any, dict[str, str]]:
+        if g.is_empty():
+            raise _gh_error(409, "Git Repository is empty.")
+        ref = q.get("sha") or repo.default_branch
+        tip = g.branch_tip(ref) or g.resolve(ref)
+        if tip is None:
+            raise _gh_error(422, f"No commit found for SHA: {ref}")
+
+        def ts(key: str) -> int | None:
+            return int(datetime.fromisoformat(q[key]).timestamp()) if key in q else None
+
+        shas = g.reachable(tip, ts("since"), ts("until"))
+        per_page = min(int(q.get("per_page", "30")), self.per_page_cap)
+        page = int(q.get("page", "1"))
+        last = max(1, -(-len(shas) // per_page))
+        chosen = shas[(page - 1) * per_page : page * per_page]
+        return [g.commit_json(s) for s in chosen], self._link(target, page, last)
+
+    def _detail(
+        self, g: GitShapes, ref: str, q: dict[str, str], target: str
+    ) -> tuple[Any, dict[str, str]]:
+        sha = g.resolve(ref)
+        if sha is None:
+            raise _gh_error(422, f"No commit found for SHA: {ref}")
+        files = g.files(sha, self.patch_limit)[: self.files_limit]
+        page = int(q.get("page", "1"))
+        per = self.files_per_page
+        last = max(1, -(-len(files) // per))
+        body = g.commit_json(sha)
+        adds = sum(f["additions"] for f in files)
+        dels = sum(f["deletions"] for f in files)
+        body["stats"] = {"total": adds + dels, "additions": adds, "deletions": dels}
+        body["files"] = files[(page - 1) * per : page * per]
+        return body, self._link(target, page, last)
