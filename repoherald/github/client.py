@@ -22,7 +22,6 @@ are URLs, which never carry it.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import random
@@ -39,6 +38,7 @@ import httpx
 
 from repoherald.errors import SourceError
 from repoherald.github.etags import EtagCache
+from repoherald.retry_after import retry_after_seconds
 
 log = logging.getLogger("repoherald.github")
 
@@ -74,21 +74,6 @@ def next_link(header: str) -> str | None:
         if m:
             return m.group(1)
     return None
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value.strip()))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _message(response: httpx.Response) -> str:
@@ -275,7 +260,7 @@ class GitHubClient:
                         f" {failures} times: GitHub may be having trouble, retry later",
                         status,
                     )
-                delay = _retry_after(response.headers.get("retry-after"))
+                delay = retry_after_seconds(response.headers.get("retry-after"))
                 self._sleep(delay if delay is not None else self._backoff_delay(failures))
                 continue
             return response
@@ -303,7 +288,7 @@ class GitHubClient:
         minute, longer each time it happens again.
         """
         headers = response.headers
-        retry_after = _retry_after(headers.get("retry-after"))
+        retry_after = retry_after_seconds(headers.get("retry-after"))
         text = _message(response).lower()
         if retry_after is not None:
             wait = retry_after

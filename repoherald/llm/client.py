@@ -22,11 +22,9 @@ with httpx itself, so tests drive the client over ``httpx.MockTransport``.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
 import random
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +34,7 @@ import httpx
 from repoherald.breaker import CircuitBreaker
 from repoherald.errors import RepoheraldError, UnavailableError
 from repoherald.redact import redact
+from repoherald.retry_after import retry_after_seconds
 
 log = logging.getLogger("repoherald.llm")
 
@@ -73,22 +72,6 @@ class _Outcome:
     reason: str
     wait: float | None = None
     unreachable: bool = False
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _error_message(response: httpx.Response) -> str:
@@ -231,7 +214,7 @@ class ChatClient:
             except LlmError as exc:
                 return _Outcome(str(exc))
         if status in RETRY_STATUSES:
-            wait = _retry_after(response.headers.get("retry-after"))
+            wait = retry_after_seconds(response.headers.get("retry-after"))
             return _Outcome(f"HTTP {status}: {_error_message(response)}", wait)
         if status == 400 and self.json_schema_supported and _mentions_schema(response):
             self.json_schema_supported = False

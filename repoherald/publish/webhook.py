@@ -32,6 +32,7 @@ from repoherald.errors import PublishError
 from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status
 from repoherald.redact import redact, secret_env
 from repoherald.render.digest import Digest, digest_from_json, render_digest, report_url
+from repoherald.retry_after import retry_after_seconds
 
 Kind = Literal["feishu", "dingtalk", "wecom", "slack", "json"]
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
@@ -268,11 +269,8 @@ class WebhookPublisher:
 
 
 def _retry_after(response: httpx.Response, default: float) -> float:
-    value = response.headers.get("retry-after", "")
-    try:
-        return min(max(float(value), 0.0), MAX_RETRY_AFTER)
-    except ValueError:
-        return default
+    seconds = retry_after_seconds(response.headers.get("retry-after"))
+    return default if seconds is None else min(seconds, MAX_RETRY_AFTER)
 
 
 def _short(text: Any) -> str:
