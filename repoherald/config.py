@@ -520,7 +520,7 @@ def _repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
         tz=check_tz(r.tz) if r.tz else None,
         github=r.github,
         downstream=resolve_downstream(r.downstream, r.downstream_web_urls, base),
-        watch=tuple(r.watch),
+        watch=tuple(dict.fromkeys(r.watch)),
         upstream_packages=tuple(r.upstream_packages),
     )
 
@@ -554,7 +554,7 @@ def _with_downstream_flags(
         replace(
             cfg,
             downstream=cfg.downstream + tuple(d for d in added if d.path not in known),
-            watch=cfg.watch + tuple(g for g in check_watch(watch) if g not in cfg.watch),
+            watch=tuple(dict.fromkeys(cfg.watch + check_watch(watch))),
         ),
     )
 

@@ -181,3 +181,36 @@ def write_plugin(root: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(dedent(text), encoding="utf-8")
     return root
+
+
+EXPECTED = {
+    "rename_module": [
+        ("breaks", "import_fails", "up.attention.selector", "plug/attention.py", 2),
+        ("breaks", "import_fails", "up.attention.selector", "plug/patches.py", 2),
+        ("breaks", "patch_target_gone", "up.attention.selector", "plug/patches.py", 8),
+    ],
+    "move_class": [
+        ("breaks", "import_fails", "up.sampling.SamplingParams", "plug/sampling.py", 3),
+        ("breaks", "attribute_fails", "up.sampling.SamplingParams", "plug/sampling.py", 6),
+        ("breaks", "patch_target_gone", "up.sampling.SamplingParams", "tests/test_sampling.py", 4),
+    ],
+    "signature": [
+        (
+            "breaks",
+            "override_mismatch",
+            "up.worker.base.WorkerBase.execute_model",
+            "plug/worker.py",
+            8,
+        ),
+    ],
+    "env": [("breaks", "env_removed", "UP_FAST_PATH", "plug/env.py", 6)],
+    "flag": [
+        ("changes", "flag_default_changed", "--gpu-memory-utilization", "plug/launch.py", 8),
+    ],
+}
+"""What each upstream commit breaks or changes in the plugin: (kind, reason code, upstream
+name, path, line). The other commits ("base", "noise") affect nothing."""
+
+NOT_CHECKED = {"syntax": 1, "star_import": 1, "dynamic_getattr": 1}
+"""What the plugin's index cannot see: broken.py does not parse, dynamic.py star-imports
+and reads a computed attribute."""

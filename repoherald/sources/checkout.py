@@ -96,10 +96,14 @@ def index_key(root: str | Path, packages: Sequence[str]) -> str:
     size and modification time of every path it lists (the status line of a
     file edited twice is the same, its mtime is not). Elsewhere: a hash of the
     relative path, size and mtime of every Python file the index would read.
-    The index version and the upstream package names are part of the key.
+    The index version, the upstream package names and the directory itself are
+    part of the key.
     """
     path = _directory(root)
     digest = hashlib.sha256(f"{ds.INDEX_VERSION}\0{','.join(packages)}\0".encode())
+    # The checkout's own location: two directories of one clean work tree (the
+    # repository and a subdirectory of it) share HEAD and status, not an index.
+    digest.update(os.fsencode(path) + b"\0")
     head = _git(path, "rev-parse", "--verify", "HEAD")
     status = _git(path, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
     top = _git(path, "rev-parse", "--show-toplevel")
