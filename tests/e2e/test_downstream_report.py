@@ -49,7 +49,7 @@ def report(base: Path, toml: str, lang: str, name: str) -> tuple[int, str, str, 
         "report", "--date", DATE, "--tz", "UTC", "--lang", lang, "--home", str(base / "home"),
         cwd=work,
     )  # fmt: skip
-    md_path = work / "reports" / "2026" / "up" / f"{DATE}.md"
+    md_path = Path(next(x for x in proc.stdout.splitlines() if x.endswith(".md")))
     md = md_path.read_text(encoding="utf-8")
     twin = json.loads(md_path.with_suffix(".json").read_text(encoding="utf-8"))
     return proc.returncode, proc.stderr, md, twin
@@ -131,9 +131,7 @@ def test_without_downstream_or_watch_nothing_changes_and_a_quiet_check_only_adds
     code, err, plain_md, plain = report(base, REPO, "zh", "plain")
     assert code == 0, err
     assert "影响你的代码" not in plain_md
-    assert list(plain["repos"][0]) == [
-        "name", "branch", "web_url", "error", "notes", "anchor", "stats", "commits",
-    ]  # fmt: skip
+    assert "downstream" not in plain["repos"][0]
     code, err, quiet_md, quiet = report(base, REPO + 'downstream = ["../quiet"]\n', "zh", "quiet")
     assert code == 0, err
     check = quiet["repos"][0].pop("downstream")
