@@ -37,6 +37,7 @@ from repoherald.analysis.surface import (
 from repoherald.config import RepoConfig
 from repoherald.config_downstream import Downstream
 from repoherald.errors import SourceError
+from repoherald.i18n import localise
 from repoherald.models import (
     Arg,
     DownstreamCheck,
@@ -178,12 +179,12 @@ def _open_checkout(
     """Index one checkout (or read its index back); a checkout that cannot be read is a note."""
     label, path = d.label, Path(d.path)
     project = DownstreamProject(label=label, name=path.name or label)
-    if not path.exists() or not path.is_dir():
-        code = "ds.not_found" if not path.exists() else "ds.not_dir"
-        what = "does not exist" if not path.exists() else "is not a directory"
+    if not path.is_dir():
+        exists = path.exists()
+        code = "ds.not_dir" if exists else "ds.not_found"
+        what = "is not a directory" if exists else "does not exist"
         run.failures.append(
-            f"{run.repo}: downstream {label} ({path}) {what}: fix `downstream` in the config"
-            " or --downstream"
+            f"{run.repo}: downstream {label} ({path}) {what}: point it at a checkout of your code"
         )
         return Checkout(d, replace(project, note=Text(code, {"path": label})))
     try:
@@ -193,15 +194,8 @@ def _open_checkout(
         run.failures.append(f"{run.repo}: downstream {label} could not be indexed: {exc}")
         return Checkout(d, replace(project, note=Text("ds.unreadable", {"path": label})))
     project = _describe(project, index, url)
-    if index.files == 0:
-        events.say(f"{run.repo}: downstream {label} has no Python files", "downstream", run.repo)
-    elif not index.refs and not index.classes and not index.strings:
-        events.say(
-            f"{run.repo}: downstream {label} does not use {', '.join(packages)} anywhere;"
-            " if that is wrong, set upstream_packages",
-            "downstream",
-            run.repo,
-        )
+    if project.note:  # no Python files, or none that uses the upstream: say it here too
+        events.say(f"{run.repo}: {localise('en', project.note)}", "downstream", run.repo)
     return Checkout(d, project, index)
 
 

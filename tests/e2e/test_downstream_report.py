@@ -159,6 +159,8 @@ def test_bad_downstream_paths_are_named_and_the_report_still_comes_out(
     (base / "afile.txt").write_text("not a checkout\n")
     (base / "empty").mkdir()
     (base / "empty" / "README.md").write_text("# no code here\n")
+    (base / "unrelated").mkdir()
+    (base / "unrelated" / "tool.py").write_text("import json\n\nprint(json.dumps({}))\n")
     odd = base / "odd"
     odd.mkdir()
     (odd / "uses.py").write_text("from up.attention.selector import get_attn_backend\n")
@@ -166,7 +168,7 @@ def test_bad_downstream_paths_are_named_and_the_report_still_comes_out(
     (odd / "generated.py").write_bytes(b"import up\n" + b"x = 1\n" * 400_000)
     (odd / "loop").symlink_to(odd, target_is_directory=True)
     toml = REPO + (
-        'downstream = ["../missing", "../afile.txt", "../empty", "../odd"]\n'
+        'downstream = ["../missing", "../afile.txt", "../empty", "../unrelated", "../odd"]\n'
         'watch = ["nothing/**"]\n'
     )
     code, err, md, twin = report(base, toml, "en", "bad")
@@ -180,6 +182,8 @@ def test_bad_downstream_paths_are_named_and_the_report_still_comes_out(
     assert "`../missing` does not exist" in projects["../missing"]["note"]
     assert "`../afile.txt` is not a directory" in projects["../afile.txt"]["note"]
     assert "has no Python files" in projects["../empty"]["note"]
+    assert "does not use up anywhere" in projects["../unrelated"]["note"]
+    assert projects["../unrelated"]["files"] == 1
     assert projects["../odd"]["not_checked"] == {"syntax": 1, "too_large": 1}
     assert projects["../odd"]["excluded"] == ["loop"]
     assert [(i["path"], i["line"], i["sha"]) for i in projects["../odd"]["impacts"]] == [

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 from textwrap import dedent
 from typing import Any
@@ -20,6 +21,8 @@ from markdown_it import MarkdownIt
 
 from repoherald.config import build_settings
 from repoherald.pipeline.run import run
+from repoherald.sources.checkout import index_checkout, index_key
+from repoherald.store.db import Store
 from tests.downstream_pair import DAY, PLUGIN, build_upstream, write_plugin
 from tests.gitfixture import GitFixture
 
@@ -108,3 +111,45 @@ def test_hostile_downstream_paths_stay_inert(tmp_path: Path, lang: str) -> None:
     assert "<b>" not in html
     outside_code = re.sub(r"<code>.*?</code>", "", html)
     assert "@someone" not in outside_code, "mentions outside code spans are defused"
+
+
+def test_an_upstream_file_you_use_that_stops_parsing_is_counted(tmp_path: Path) -> None:
+    up = GitFixture.init(tmp_path / "up")
+    up.write_many({"up/__init__.py": "", "up/a.py": "def f(x):\n    return x\n"})
+    up.commit("Base", when=DAY)
+    up.write("up/a.py", "def f(x:\n")
+    up.commit("Break the file", when=DAY + timedelta(hours=1))
+    plugin = tmp_path / "plugin"
+    plugin.mkdir()
+    (plugin / "use.py").write_text("from up.a import f\n\nf(1)\n")
+    md, twin = run_day(tmp_path, ("plugin",))
+    check = twin["repos"][0]["downstream"]
+    assert check["upstream_unparsed"] == 1
+    assert check["projects"][0]["impacts"] == [], "no guess about a file that does not parse"
+    assert "1 changed upstream files that your code uses did not parse" in md
+
+
+def test_the_cached_index_is_read_back_and_no_cache_rebuilds_it(tmp_path: Path) -> None:
+    build_upstream(tmp_path / "up")
+    root = write_plugin(tmp_path / "plugin")
+    _, first = run_day(tmp_path, ("plugin",))
+    assert len(impacts(first)) == 9
+    # Stand in for "the checkout as it was indexed": the same key, fewer references.
+    key = index_key(root, ("up",))
+    with Store.open(tmp_path / "home" / "repoherald.db") as store:
+        data = store.load_downstream_index(key)
+        assert data is not None
+        data["refs"] = [r for r in data["refs"] if r["path"] != "plug/attention.py"]
+        store.save_downstream_index(key, f"{root.resolve()}\0up", data)
+    _, cached = run_day(tmp_path, ("plugin",))
+    assert [p for p, _, _ in impacts(cached)] == [
+        p for p, _, _ in impacts(first) if p != "plug/attention.py"
+    ]
+    settings = build_settings(
+        repos=(str(tmp_path / "up"),), downstream=("plugin",), day=DATE, tz="UTC", lang="en",
+        out=str(tmp_path / "out"), home=str(tmp_path / "home"), cwd=tmp_path,
+    )  # fmt: skip
+    assert run(settings, use_cache=False).ok
+    with Store.open(tmp_path / "home" / "repoherald.db") as store:
+        stored = store.load_downstream_index(key)
+    assert stored == index_checkout(root, ("up",)).to_dict(), "--no-cache indexed it again"
