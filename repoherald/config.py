@@ -12,15 +12,23 @@ import difflib
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from repoherald.config_downstream import (
+    Downstream,
+    check_packages,
+    check_watch,
+    check_web_url,
+    resolve_downstream,
+)
 from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.settings import LlmSettings
 from repoherald.publish.layout import template_validator
@@ -37,6 +45,8 @@ DEFAULT_PATH_TEMPLATE = "{year}/{name}/{date}"
 CONFIG_FILE_NAME = "repoherald.toml"
 
 Lang = Literal["zh", "en"]
+_In = TypeVar("_In")
+_Out = TypeVar("_Out")
 
 DEFAULT_GITHUB_API = "https://api.github.com"
 DEFAULT_GITHUB_TOKEN_ENV = "GITHUB_TOKEN"
@@ -85,12 +95,56 @@ class _RepoFile(BaseModel):
             raise ValueError("must be owner/name, e.g. vllm-project/vllm")
         return value
 
+    downstream: list[str] = Field(
+        default_factory=list,
+        description="Checkouts of your own code built on this repository (paths relative to"
+        " this file): the report shows what each commit breaks or changes in them.",
+    )
+    downstream_web_urls: dict[str, str] = Field(
+        default_factory=dict,
+        description="A `downstream` entry -> its web page, for file:line links."
+        " Default: from the checkout's origin on github.com or gitlab.com.",
+    )
+    watch: list[str] = Field(
+        default_factory=list,
+        description="Path globs of this repository (`**` spans directories): a commit"
+        ' touching one is listed under "Affects your code".',
+    )
+    upstream_packages: list[str] = Field(
+        default_factory=list,
+        description='This repository\'s top-level import packages, e.g. ["vllm"].'
+        " Default: read from its tree.",
+    )
+
     @field_validator("web_url")
     @classmethod
     def _http_only(cls, value: str | None) -> str | None:
         if value is not None and not re.fullmatch(r"https?://[^\s<>()\[\]`\"']+", value):
             raise ValueError("must be a plain http(s) URL such as https://github.com/owner/name")
         return value
+
+    @field_validator("watch")
+    @classmethod
+    def _globs(cls, value: list[str]) -> list[str]:
+        return list(_as_value_error(check_watch, value))
+
+    @field_validator("upstream_packages")
+    @classmethod
+    def _packages(cls, value: list[str]) -> list[str]:
+        return list(_as_value_error(check_packages, value))
+
+    @field_validator("downstream_web_urls")
+    @classmethod
+    def _downstream_urls(cls, value: dict[str, str]) -> dict[str, str]:
+        return {k: _as_value_error(check_web_url, v) for k, v in value.items()}
+
+
+def _as_value_error(check: Callable[[_In], _Out], value: _In) -> _Out:
+    """Run a shared check inside a pydantic validator (which reports ValueError with the key)."""
+    try:
+        return check(value)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
 
 
 class _ReportFile(BaseModel):
@@ -249,6 +303,12 @@ class RepoConfig:
     """This repository's day boundaries under ``run`` (default: the report's zone)."""
     github: str | None = None
     """``owner/name`` on GitHub, for pull-request context when the source is git."""
+    downstream: tuple[Downstream, ...] = ()
+    """Checkouts of the reader's code checked against each commit ("Affects your code")."""
+    watch: tuple[str, ...] = ()
+    """Path globs of this repository whose changes the reader wants to hear about."""
+    upstream_packages: tuple[str, ...] = ()
+    """Top-level import packages of this repository; empty: derived from its tree."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,6 +519,9 @@ def _repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
         lang=r.lang,
         tz=check_tz(r.tz) if r.tz else None,
         github=r.github,
+        downstream=resolve_downstream(r.downstream, r.downstream_web_urls, base),
+        watch=tuple(dict.fromkeys(r.watch)),
+        upstream_packages=tuple(r.upstream_packages),
     )
 
 
@@ -472,6 +535,28 @@ def _checked_web_url(value: str | None) -> str | None:
         raise UsageError(
             f"--web-url {value!r} must be a plain http(s) URL such as https://github.com/owner/name"
         ) from None
+
+
+def _with_downstream_flags(
+    repos: tuple[RepoConfig, ...], downstream: tuple[str, ...], watch: tuple[str, ...], cwd: Path
+) -> tuple[RepoConfig, ...]:
+    """``--downstream``/``--watch`` add to the one repository (from --repo or the config)."""
+    if not downstream and not watch:
+        return repos
+    if len(repos) != 1:
+        raise UsageError(
+            "--downstream and --watch describe one repository: give exactly one --repo"
+        )
+    (cfg,) = repos
+    added = resolve_downstream(downstream, {}, cwd)
+    known = {d.path for d in cfg.downstream}
+    return (
+        replace(
+            cfg,
+            downstream=cfg.downstream + tuple(d for d in added if d.path not in known),
+            watch=tuple(dict.fromkeys(cfg.watch + check_watch(watch))),
+        ),
+    )
 
 
 def build_settings(
@@ -497,6 +582,8 @@ def build_settings(
     no_llm: bool = False,
     name: str | None = None,
     web_url: str | None = None,
+    downstream: tuple[str, ...] = (),
+    watch: tuple[str, ...] = (),
 ) -> Settings:
     """Merge the config file, the environment and the flags into :class:`Settings`.
 
@@ -541,6 +628,7 @@ def build_settings(
             "no repository given: pass --repo PATH_OR_URL or list [[repos]] in repoherald.toml"
         )
 
+    repo_cfgs = _with_downstream_flags(repo_cfgs, downstream, watch, cwd)
     seen: set[str] = set()
     unique = []
     for r in repo_cfgs:

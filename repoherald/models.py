@@ -270,12 +270,79 @@ class Analysis:
 
 
 @dataclass(frozen=True, slots=True)
+class DownstreamImpact:
+    """One line of the reader's own code that a commit breaks or changes (this report only).
+
+    The fields of :class:`repoherald.analysis.impact.Impact`, plus the
+    downstream ``project`` (its label as configured). ``kind`` is ``breaks``
+    or ``changes``; ``code`` a stable reason the renderer words; ``detail``
+    the matcher's English specifics (signatures, defaults).
+    """
+
+    project: str
+    kind: str
+    code: str
+    upstream: str
+    path: str
+    line: int
+    detail: str = ""
+    replacement: str = ""
+    upstream_path: str = ""
+    upstream_line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WatchHit:
+    """A changed path of the commit that one of the reader's ``watch`` globs matches."""
+
+    glob: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One commit as it appears in a report."""
 
     commit: Commit
     facts: Facts
     analysis: Analysis
+    impacts: tuple[DownstreamImpact, ...] = ()
+    """What this commit breaks or changes in the reader's downstream checkouts."""
+    watched: tuple[WatchHit, ...] = ()
+    """Its changed paths that the reader's watch globs match."""
+
+
+@dataclass(frozen=True, slots=True)
+class DownstreamProject:
+    """One downstream checkout as checked for a report: what was read and what was not."""
+
+    label: str
+    """The path as configured (never the absolute path: reports are shared)."""
+    name: str
+    files: int = 0
+    """Python files read."""
+    lines: int = 0
+    """Lines of the files parsed (those that name the upstream)."""
+    not_checked: tuple[tuple[str, int], ...] = ()
+    """(reason, count): code the index could not see into, most frequent first."""
+    excluded: tuple[str, ...] = ()
+    """Directories left out by policy (virtualenvs, dot-directories, build output)."""
+    file_url: str | None = None
+    """Prefix of ``file:line`` links (``https://github.com/me/p/blob/<sha>``), if known."""
+    note: Message = ""
+    """Why nothing (or little) could be checked: a missing path, no Python files."""
+
+
+@dataclass(frozen=True, slots=True)
+class DownstreamCheck:
+    """A repository's "Affects your code" settings and what could be checked, for one report."""
+
+    projects: tuple[DownstreamProject, ...]
+    watch: tuple[str, ...]
+    packages: tuple[str, ...]
+    """The upstream's import packages the downstream code was searched for."""
+    upstream_unparsed: int = 0
+    """Changed upstream files the downstream uses whose old or new version did not parse."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +360,8 @@ class RepoSection:
     identity: str = ""
     """What was read (a clone URL without credentials, or a resolved path): the archive
     uses it to tell two repositories with the same name apart."""
+    downstream: DownstreamCheck | None = None
+    """Set when the repository has ``downstream`` or ``watch`` configured."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,20 @@ from repoherald.redact import redact
     metavar="URL",
     help="Web page of the one --repo, for commit and PR links (like `web_url` in [[repos]]).",
 )
+@click.option(
+    "--downstream",
+    multiple=True,
+    metavar="PATH",
+    help="Checkout of your code built on the one repository (repeatable): the report shows"
+    " what each commit breaks or changes in it (like `downstream` in [[repos]]).",
+)
+@click.option(
+    "--watch",
+    multiple=True,
+    metavar="GLOB",
+    help="Path glob of the one repository to hear about (repeatable), e.g. 'vllm/v1/**'"
+    " (like `watch` in [[repos]]).",
+)
 @day_options
 @click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language. Default: zh.")
 @click.option("--out", metavar="DIR", help="Archive directory. Default: ./reports.")

@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from datetime import date
+from typing import TYPE_CHECKING
 
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.analysis.rules import RuleAnalyser
@@ -22,6 +23,9 @@ from repoherald.models import Analysis, ChangeType, Commit, Entry, Facts, FileCh
 from repoherald.pipeline.events import Emitter, Event
 from repoherald.sources.base import Source
 from repoherald.store.db import Store
+
+if TYPE_CHECKING:  # imported only by runs that check downstream code
+    from repoherald.pipeline.downstream import DownstreamRun
 
 FACTS_VERSION = "1"
 MAX_BLOB_BYTES = 1_000_000
@@ -49,9 +53,13 @@ class RepoRun:
     by_day: dict[date, list[str]] = field(default_factory=dict)
     error: str | None = None
     unfetched_newest: date | None = None
+    """Day of the newest commit of a source that is never brought up to date (a local clone)."""
     empty: bool = False
     """The branch has no commits at all (not just none in the window)."""
-    """Day of the newest commit of a source that is never brought up to date (a local clone)."""
+    tip: str | None = None
+    """The newest commit of the branch (where the downstream check reads the upstream's tree)."""
+    downstream: DownstreamRun | None = None
+    """Set when the repository has ``downstream`` checkouts or ``watch`` globs."""
     extractor: FactsExtractor | None = None
     extractor_id: str = ""
     analysed: int = 0

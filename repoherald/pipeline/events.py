@@ -16,7 +16,7 @@ from datetime import date
 from typing import Literal
 
 EventKind = Literal["start", "end", "progress", "message"]
-STAGES = ("source", "facts", "rules", "store", "llm", "render", "publish")
+STAGES = ("source", "downstream", "facts", "rules", "store", "llm", "render", "publish")
 """Every stage name an event can carry, in pipeline order."""
 
 

@@ -21,7 +21,7 @@ from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import RepoConfig, Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
-from repoherald.models import DayReport, Entry, Importance, RepoSection, Text
+from repoherald.models import DayReport, DownstreamCheck, Entry, Importance, RepoSection, Text
 from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.publish import registry as publishers
@@ -165,6 +165,7 @@ def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> Re
         if not info.refreshed and history:
             state.unfetched_newest = day_of(max(ts for _, ts in history), tz)
         state.empty = not history
+        state.tip = history[0][0] if history else None
         if days is None:
             # "latest": the newest day with commits here; the run takes the
             # newest across repositories.
@@ -193,6 +194,7 @@ def _run(settings: Settings, store: Store, events: Emitter) -> RunResult:
                 with events.stage("source", registry.display_name(cfg)):
                     states.append(_prepare(settings, cfg, days))
                 _warn_if_stale(states[-1], days, events)
+                _prepare_downstream(states[-1], store, events)
             except UsageError:
                 raise
             except RepoheraldError as exc:
@@ -210,6 +212,32 @@ def _run(settings: Settings, store: Store, events: Emitter) -> RunResult:
         for st in states:
             if st.source is not None:
                 st.source.close()
+
+
+def _prepare_downstream(st: RepoRun, store: Store, events: Emitter) -> None:
+    """Index the repository's downstream checkouts once for the whole run (if it has any)."""
+    if st.source is None or not (st.config.downstream or st.config.watch):
+        return
+    from repoherald.pipeline import downstream  # its parsers are not loaded by other runs
+
+    st.downstream = downstream.prepare(st.config, st.name, st.source, st.tip, store, events)
+
+
+def _check_downstream(
+    states: list[RepoRun], per_repo: list[list[Entry]]
+) -> tuple[list[list[Entry]], list[DownstreamCheck | None]]:
+    """Each repository's entries with what they break or change downstream, and the checks."""
+    entries_out: list[list[Entry]] = []
+    checks: list[DownstreamCheck | None] = []
+    for st, entries in zip(states, per_repo, strict=True):
+        if st.downstream is None or st.error is not None:
+            entries_out.append(entries)
+            checks.append(None)
+            continue
+        checked, check = st.downstream.check_day(entries)
+        entries_out.append(checked)
+        checks.append(check)
+    return entries_out, checks
 
 
 def _stale_since(st: RepoRun, day: date) -> date | None:
@@ -303,6 +331,7 @@ def _report_days(
         if llm is not None:
             per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
         analysers = _analysers(rules, llm, per_repo)
+        per_repo, checks = _check_downstream(states, per_repo)
         sections = [
             RepoSection(
                 st.name,
@@ -312,8 +341,9 @@ def _report_days(
                 st.error,
                 _notes(st, d),
                 identity=_identity(st),
+                downstream=check,
             )
-            for st, entries in zip(states, per_repo, strict=True)
+            for st, entries, check in zip(states, per_repo, checks, strict=True)
         ]
         report = DayReport(
             day=d,
@@ -342,6 +372,8 @@ def _report_days(
         summaries.append(DaySummary(d, len(report.entries), (md_path, json_path)))
     for st in states:
         failures.extend(st.failures)
+        if st.downstream is not None:
+            failures.extend(st.downstream.failures)
     if llm is not None and llm.unavailable:
         failures.append(llm.unavailable_line())
     return RunResult(

@@ -12,6 +12,7 @@ from typing import Any
 
 from repoherald.emails import hide_emails
 from repoherald.models import to_jsonable
+from repoherald.render.affects import AffectsView, CommitRef, ImpactView
 from repoherald.render.view import CommitView, ReportView, SectionView
 
 SCHEMA_VERSION = 1
@@ -39,7 +40,7 @@ def report_to_dict(view: ReportView) -> dict[str, Any]:
 
 
 def _repo(s: SectionView) -> dict[str, Any]:
-    return {
+    out = {
         "name": s.name,
         "source_id": s.identity or None,
         "branch": s.branch,
@@ -56,6 +57,56 @@ def _repo(s: SectionView) -> dict[str, Any]:
         },
         "commits": [_commit(c) for c in s.commits],
     }
+    if s.affects is not None:
+        out["downstream"] = _affects(s.affects)
+    return out
+
+
+def _affects(a: AffectsView) -> dict[str, Any]:
+    """Everything "Affects your code" shows, by downstream project, plus the watch hits."""
+    return {
+        "anchor": a.anchor,
+        "packages": list(a.packages),
+        "watch": list(a.watch),
+        "upstream_unparsed": a.upstream_unparsed,
+        "projects": [
+            {
+                "name": p.name,
+                "path": p.label,
+                "files": p.files,
+                "lines": p.lines,
+                "not_checked": p.not_checked,
+                "excluded": list(p.excluded),
+                "note": p.note,
+                "impacts": [_impact(i) for i in p.impacts],
+            }
+            for p in a.projects
+        ],
+        "watch_hits": [
+            {"glob": w.glob, "paths": list(w.paths), **_commit_ref(w.commit)} for w in a.watch_hits
+        ],
+    }
+
+
+def _impact(i: ImpactView) -> dict[str, Any]:
+    return {
+        "kind": i.kind,
+        "reason_code": i.code,
+        "reason": i.text,
+        "upstream": i.upstream,
+        "replacement": i.replacement,
+        "detail": i.detail,
+        "path": i.path,
+        "line": i.line,
+        "url": i.url,
+        "upstream_path": i.upstream_path,
+        "upstream_line": i.upstream_line,
+        **_commit_ref(i.commit),
+    }
+
+
+def _commit_ref(c: CommitRef) -> dict[str, Any]:
+    return {"sha": c.sha, "commit_anchor": c.anchor}
 
 
 def _commit(c: CommitView) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from repoherald.models import (
     RepoSection,
 )
 from repoherald.render import escape
+from repoherald.render.affects import AffectsView, CommitRef, build_affects
 from repoherald.render.slug import Slugger
 
 
@@ -155,6 +156,8 @@ class SectionView:
     """Non-empty importance groups, high first."""
     identity: str = ""
     """What was read (``source_id`` in the JSON twin; see :class:`RepoSection`)."""
+    affects: AffectsView | None = None
+    """"Affects your code", when the repository has downstream checkouts or watch globs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +288,8 @@ def display_title(commit: Commit, lang: str) -> str:
 
 def _section(s: RepoSection, lang: str, tz: ZoneInfo, slugger: Slugger) -> SectionView:
     anchor = slugger.slug(escape.plain_heading_text(s.name))
+    check = s.downstream if s.error is None else None
+    affects_anchor = slugger.slug(escape.plain_heading_text(t(lang, "ds.title"))) if check else ""
     titles = [display_title(e.commit, lang) for e in s.entries]
     anchors = [""] * len(s.entries)
     stats_anchor = ""
@@ -309,6 +314,10 @@ def _section(s: RepoSection, lang: str, tz: ZoneInfo, slugger: Slugger) -> Secti
     commits = tuple(
         _commit(e, s.web_url, lang, tz, titles[i], anchors[i]) for i, e in enumerate(s.entries)
     )
+    affects = None
+    if check is not None:
+        refs = [CommitRef(c.sha, c.short_sha, c.title, c.anchor) for c in commits]
+        affects = build_affects(check, s.entries, refs, lang, affects_anchor)
     return SectionView(
         name=s.name,
         branch=s.branch,
@@ -324,6 +333,7 @@ def _section(s: RepoSection, lang: str, tz: ZoneInfo, slugger: Slugger) -> Secti
             GroupView(imp, title, group_anchor, tuple(commits[i] for i in members))
             for imp, title, group_anchor, members in plan
         ),
+        affects=affects,
     )
 
 

@@ -102,3 +102,17 @@ class Source(Protocol):
     def close(self) -> None:
         """Release processes and files; the source is unusable afterwards."""
         ...
+
+
+@runtime_checkable
+class TreeSource(Protocol):
+    """A source that can also list a commit's whole tree (optional).
+
+    The downstream check uses it to find the upstream's import packages and
+    the re-exports in its ``__init__.py`` files; a source without it still
+    gets the check, with packages from the configuration or the name.
+    """
+
+    def list_files(self, sha: str) -> list[tuple[str, str]]:
+        """``(path, blob id)`` of every regular file in the commit's tree, in path order."""
+        ...

@@ -21,10 +21,12 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from repoherald.analysis import downstream as ds
 from repoherald.analysis.downstream_visit import MAX_BYTES, env_prefixes, index_source
 from repoherald.errors import SourceError
+from repoherald.sources.git.naming import identity_from_url
 
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 _SKIP_TOP = frozenset({"build", "dist"})
@@ -94,10 +96,14 @@ def index_key(root: str | Path, packages: Sequence[str]) -> str:
     size and modification time of every path it lists (the status line of a
     file edited twice is the same, its mtime is not). Elsewhere: a hash of the
     relative path, size and mtime of every Python file the index would read.
-    The index version and the upstream package names are part of the key.
+    The index version, the upstream package names and the directory itself are
+    part of the key.
     """
     path = _directory(root)
     digest = hashlib.sha256(f"{ds.INDEX_VERSION}\0{','.join(packages)}\0".encode())
+    # The checkout's own location: two directories of one clean work tree (the
+    # repository and a subdirectory of it) share HEAD and status, not an index.
+    digest.update(os.fsencode(path) + b"\0")
     head = _git(path, "rev-parse", "--verify", "HEAD")
     status = _git(path, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".")
     top = _git(path, "rev-parse", "--show-toplevel")
@@ -113,6 +119,32 @@ def index_key(root: str | Path, packages: Sequence[str]) -> str:
         digest.update(rel.encode("utf-8", "surrogateescape") + b"\0" + _stamp(Path(item.path)))
     digest.update("\0".join(walk.excluded).encode("utf-8", "surrogateescape"))
     return f"tree:{digest.hexdigest()[:40]}"
+
+
+def file_url_base(root: str | Path, web_url: str | None) -> str | None:
+    """Where ``file:line`` links into the checkout point: ``<web>/blob/<HEAD>/<subdir>``.
+
+    ``web_url`` is the project's page; without it, the checkout's origin gives
+    one when it is on a known host. Links name the HEAD commit, not a branch,
+    so an archived report keeps pointing at the lines it talks about (a HEAD
+    that was never pushed gives dead links; a non-git directory links to
+    ``HEAD``). None when no web page is known.
+    """
+    path = _directory(root)
+    if web_url is None:
+        origin = _git(path, "config", "--get", "remote.origin.url")
+        text = origin.decode("utf-8", "replace").strip() if origin else ""
+        web_url = identity_from_url(text).web_url if text else None
+    if web_url is None:
+        return None
+    head = _git(path, "rev-parse", "--verify", "HEAD")
+    top = _git(path, "rev-parse", "--show-toplevel")
+    ref = head.decode().strip() if head else "HEAD"
+    sub = ""
+    if top is not None:
+        rel = os.path.relpath(path, Path(os.fsdecode(top.strip())).resolve())
+        sub = "" if rel == "." else "/" + quote(rel.replace(os.sep, "/"))
+    return f"{web_url.rstrip('/')}/blob/{ref}{sub}"
 
 
 def _directory(root: str | Path) -> Path:

@@ -35,7 +35,7 @@ from repoherald.models import (
     to_jsonable,
 )
 from repoherald.redact import redact
-from repoherald.store import ledger, reports
+from repoherald.store import indexes, ledger, reports
 from repoherald.store import runs as run_log
 from repoherald.store.connect import (
     DEFAULT_WAIT_SECONDS,
@@ -352,6 +352,23 @@ class Store:
                     self._put_analysis(sha, analysis)
 
         self._best_effort(put, None)
+
+    # -- downstream indexes -----------------------------------------------------
+
+    def load_downstream_index(self, key: str) -> dict[str, Any] | None:
+        """The downstream index cached under ``key`` (see :mod:`repoherald.store.indexes`)."""
+        if not self.use_cache:
+            return None
+        return self._best_effort(lambda: indexes.load(self.conn, key), None)
+
+    def save_downstream_index(self, key: str, scope: str, data: dict[str, Any]) -> None:
+        """Cache a downstream index, replacing the previous one of the same ``scope``."""
+
+        def op() -> None:
+            with self._transaction():
+                indexes.save(self.conn, key, scope, data)
+
+        self._best_effort(op, None)
 
     # -- reports -------------------------------------------------------------
 

@@ -208,6 +208,30 @@ def m0006_github_etags(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m0007_downstream_indexes(conn: sqlite3.Connection) -> None:
+    """Indexes of the reader's downstream checkouts, keyed by their content.
+
+    ``key`` changes whenever the checkout may have changed (its HEAD, its
+    dirty files, the index version, the upstream packages), so a row is
+    never stale; ``scope`` (checkout and packages) lets a new row replace
+    the previous one of the same checkout instead of piling up.
+    """
+    _statements(
+        conn,
+        """
+        CREATE TABLE downstream_indexes (
+            key TEXT PRIMARY KEY,
+            scope TEXT NOT NULL,
+            data TEXT NOT NULL,
+            checksum TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX downstream_indexes_scope ON downstream_indexes (scope)
+        """,
+    )
+
+
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
     """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
     exists = conn.execute(

@@ -12,7 +12,6 @@ import json
 import re
 from datetime import date
 from pathlib import Path
-from urllib.parse import unquote
 
 import pytest
 from markdown_it import MarkdownIt
@@ -20,34 +19,10 @@ from markdown_it import MarkdownIt
 from bench.replay import BASELINE_TITLE, build_repo, load_shapes
 from repoherald.config import build_settings
 from repoherald.pipeline import run
-from repoherald.render.slug import Slugger
+from tests.markdown_links import heading_ids_and_links
 
 SAMPLE = Path(__file__).parents[1] / "data" / "shapes-2026-08-17_22.jsonl"
 DAYS = [date(2026, 8, d) for d in range(17, 23)]
-
-
-def heading_ids_and_links(md: str) -> tuple[list[str], list[str], list[tuple[int, str]]]:
-    """(heading ids in order, fragment links, (level, text) of headings)."""
-    tokens = MarkdownIt("commonmark").enable("table").parse(md)
-    slugger = Slugger()
-    ids: list[str] = []
-    heads: list[tuple[int, str]] = []
-    links: list[str] = []
-    for i, tok in enumerate(tokens):
-        if tok.type == "heading_open":
-            inline = tokens[i + 1]
-            text = "".join(
-                c.content for c in (inline.children or []) if c.type in ("text", "code_inline")
-            )
-            ids.append(slugger.slug(text))
-            heads.append((int(tok.tag[1]), text))
-        if tok.type == "inline":
-            for child in tok.children or []:
-                if child.type == "link_open":
-                    href = str(child.attrs.get("href", ""))
-                    if href.startswith("#"):
-                        links.append(unquote(href[1:]))
-    return ids, links, heads
 
 
 @pytest.fixture(scope="module")

@@ -439,6 +439,16 @@ def test_index_key_follows_head_and_dirty_state(git_repo: GitFixture) -> None:
     assert len({clean, dirty, untracked, committed}) == 4
 
 
+def test_index_key_differs_for_a_subdirectory_of_the_same_work_tree(
+    git_repo: GitFixture,
+) -> None:
+    git_repo.write("plug/a.py", "import vllm\n")
+    git_repo.commit("first", when="1700000000 +0000")
+    whole, sub = index_key(git_repo.path, PKGS), index_key(git_repo.path / "plug", PKGS)
+    assert whole.startswith(f"git:{git_repo.rev()}:") and sub.startswith(f"git:{git_repo.rev()}:")
+    assert whole != sub, "the two index different files"
+
+
 def test_index_key_without_git(tmp_path: Path) -> None:
     root = tmp_path / "plain"
     write(root, "a.py", "import vllm\n")

@@ -154,6 +154,17 @@ class GitSource:
             return None
         return self._pulls.pull_request(sha, self.info.branch)
 
+    def list_files(self, sha: str) -> list[tuple[str, str]]:
+        """Every blob of the commit's tree (``ls-tree -r``): see :class:`TreeSource`."""
+        out = self._repo.run("ls-tree", "-r", "-z", "--full-tree", "--end-of-options", sha)
+        files = []
+        for entry in out.decode("utf-8", "surrogateescape").split("\0"):
+            meta, _, path = entry.partition("\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == "blob" and parts[0] != "120000":
+                files.append((path, parts[2]))
+        return files
+
     def close(self) -> None:
         if self._pulls is not None:
             self._pulls.close()
