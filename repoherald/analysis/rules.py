@@ -52,7 +52,7 @@ from repoherald.models import (
     Text,
 )
 
-RULES_VERSION = "3"
+RULES_VERSION = "4"
 """2: reasons and write-up stored as messages (codes and arguments), not prose.
 3: reach, public surface, host pins and severity scope (issue 11)."""
 

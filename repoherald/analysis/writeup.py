@@ -100,12 +100,13 @@ _API_CHANGES = ("added", "removed", "signature")
 def impact(facts: Facts) -> list[Text]:
     """Where the change lands: per area, then API, dependencies, file status, unreadable files."""
     out = _area_impact(facts)
-    for change, code in (
-        ("removed", "i_api_removed"),
-        ("signature", "i_api_changed"),
-        ("added", "i_api_added"),
-    ):
-        items = [a for a in facts.api_changes if a.change == change]
+    removed, moved = reach.public_removals(facts)
+    if removed:
+        out.append(rule("i_api_removed", names=names(a.name for a in removed)))
+    if moved:
+        out.append(rule("i_api_moved", names=names(moved)))
+    for change, code in (("signature", "i_api_changed"), ("added", "i_api_added")):
+        items = [a for a in facts.api_changes if a.change == change and a.name not in moved]
         if items:
             out.append(rule(code, names=names(a.name for a in items)))
     if facts.dependency_changes:

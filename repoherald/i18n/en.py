@@ -162,6 +162,7 @@ CATALOGUE: dict[str, str] = {
     "rule.i_area": "`{area}`: {n} files (+{added}/−{deleted})",
     "rule.i_more_areas": "{n} more areas",
     "rule.i_api_removed": "Public API removed: {names}",
+    "rule.i_api_moved": "Public API moved to another module: {names}",
     "rule.i_api_changed": "Public API re-signed: {names}",
     "rule.i_api_added": "Public API added: {names}",
     "rule.i_deps": "Dependency versions: {deps}",

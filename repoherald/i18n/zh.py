@@ -153,6 +153,7 @@ CATALOGUE: dict[str, str] = {
     "rule.i_area": "`{area}`：{n} 个文件（+{added}/−{deleted}）",
     "rule.i_more_areas": "另有 {n} 个领域",
     "rule.i_api_removed": "删除的公共 API：{names}",
+    "rule.i_api_moved": "公共 API 移到了其他模块：{names}",
     "rule.i_api_changed": "签名变化的公共 API：{names}",
     "rule.i_api_added": "新增的公共 API：{names}",
     "rule.i_deps": "依赖版本：{deps}",

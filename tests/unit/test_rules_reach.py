@@ -230,3 +230,15 @@ def test_the_write_up_says_moved_and_leaves_out_empty_insights() -> None:
     assert "Downstream calls break" not in [r.risk for r in analysis.risks]
     docs = _run("Update the guide", [("docs/guide.md", M, 3, 1)])
     assert docs.insights == {}, docs.insights
+
+
+def test_impact_lists_a_moved_name_as_moved_not_removed() -> None:
+    widget = "class Widget:\n    pass\n"
+    analysis = _run(
+        "Move Widget into its own module",
+        [("pkg/old.py", M, 0, 2), ("pkg/new.py", A, 2, 0)],
+        {"pkg/old.py": (widget + "X = 1\n", "X = 1\n"), "pkg/new.py": ("", widget)},
+    )
+    assert any("moved" in line and "Widget" in line for line in analysis.impact), analysis.impact
+    assert not any(line.startswith("Public API removed") for line in analysis.impact)
+    assert not any(line.startswith("Public API added") for line in analysis.impact)
