@@ -61,6 +61,10 @@ CATALOGUE: dict[str, str] = {
     "decode_warning": "提交信息含有无法按声明编码解码的字节，已替换显示。",
     "more_files": "……另有 {n} 个文件",
     "merge_note": "合并提交：改动按第一父提交计算。",
+    "patches_withheld": "GitHub 未提供 {n} 个文件的补丁（文件过大）；"
+    "行数准确，但其内容未被读取：{files}。",
+    "files_truncated": "GitHub 最多列出一个提交的 3,000 个文件："
+    "此提交改动更多，仅统计了列出的文件。",
     "empty_message": "（空提交信息）",
     "footer": "由 repoherald {version} 生成；分析仅依据提交本身的内容。",
     "back_to_top": "返回目录",

@@ -122,6 +122,8 @@ def _commit(c: CommitView) -> dict[str, Any]:
         "pr_url": c.pr_url,
         "anchor": c.anchor,
         "decode_errors": c.decode_errors,
+        "patches_withheld": list(c.patches_withheld),
+        "files_truncated": c.files_truncated,
         "analysis": to_jsonable(c.analysis),
         "facts": to_jsonable(c.facts),
     }

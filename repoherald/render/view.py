@@ -84,6 +84,10 @@ class CommitView:
     pr_url: str | None
     anchor: str
     decode_errors: bool
+    patches_withheld: tuple[str, ...]
+    """Paths whose patch the source did not send (GitHub withholds large ones)."""
+    files_truncated: bool
+    """The source listed only part of the commit's files (GitHub stops at 3,000)."""
     change_type: ChangeType
     importance: Importance
     type_label: str
@@ -387,6 +391,13 @@ def _commit(
         notes.append(t(lang, "decode_warning"))
     if f.is_merge:
         notes.append(t(lang, "merge_note"))
+    withheld = tuple(x.path for x in f.files if x.patch_withheld)
+    if withheld:
+        more = f" (+{len(withheld) - 6})" if len(withheld) > 6 else ""
+        shown = ", ".join(escape.clean(p) for p in withheld[:6]) + more
+        notes.append(t(lang, "patches_withheld", n=len(withheld), files=shown))
+    if c.files_truncated:
+        notes.append(t(lang, "files_truncated"))
     pr_url = f"{web}/pull/{f.pr_number}" if web and f.pr_number is not None else None
     return CommitView(
         sha=c.sha,
@@ -401,6 +412,8 @@ def _commit(
         pr_url=escape.url(pr_url) if pr_url else None,
         anchor=anchor,
         decode_errors=c.decode_errors,
+        patches_withheld=withheld,
+        files_truncated=c.files_truncated,
         change_type=a.change_type,
         importance=a.importance,
         type_label=type_label(lang, a.change_type),
