@@ -192,6 +192,8 @@ class Facts:
     is_merge: bool = False
     unparsed: tuple[str, ...] = ()
     """Python files too large, binary or not parseable: measured, not parsed."""
+    pull_request: PullRequest | None = None
+    """The pull request behind the commit, when the source could tell (untrusted text)."""
 
     @property
     def files_changed(self) -> int:
@@ -423,7 +425,14 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         dependency_changes=tuple(DependencyChange(**c) for c in d["dependency_changes"]),
         is_merge=d.get("is_merge", False),
         unparsed=tuple(d.get("unparsed", ())),
+        pull_request=_pull_from_dict(d.get("pull_request")),
     )
+
+
+def _pull_from_dict(d: dict[str, Any] | None) -> PullRequest | None:
+    if d is None:
+        return None
+    return PullRequest(**{**d, "labels": tuple(d["labels"])})
 
 
 def message_from_json(value: str | dict[str, Any]) -> Message:

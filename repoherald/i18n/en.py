@@ -294,6 +294,10 @@ CATALOGUE: dict[str, str] = {
     "ds.code.other": "changed",
     # -- Errors shown in the report.
     "error.analysis_failed": "analysis failed",
+    # -- Report: a GitHub repository read without its pull requests.
+    "no_pr_context": "ℹ️ Pull-request context (links, labels, descriptions) is missing: set"
+    " GITHUB_TOKEN so repoherald can ask GitHub for each commit's pull request.",
+    "field_labels": "Labels",
     # -- Report: a section without a web URL says how to get links.
     "no_links": "ℹ️ SHAs and PR numbers are not links: set `web_url` for this repository"
     " (or give it an origin remote on GitHub, GitLab or Codeberg) to turn them into links.",

@@ -278,6 +278,10 @@ CATALOGUE: dict[str, str] = {
     "ds.code.other": "有变化",
     # -- Errors shown in the report.
     "error.analysis_failed": "分析失败",
+    # -- Report: a GitHub repository read without its pull requests.
+    "no_pr_context": "ℹ️ 缺少拉取请求上下文（链接、标签、描述）："
+    "设置 GITHUB_TOKEN 后 repoherald 才能向 GitHub 查询每个提交的拉取请求。",
+    "field_labels": "标签",
     # -- Report: a section without a web URL says how to get links.
     "no_links": "ℹ️ SHA 与 PR 编号没有链接：为该仓库设置 `web_url`"
     "（或让它有一个 GitHub、GitLab、Codeberg 上的 origin 远程仓库）即可生成链接。",

@@ -17,9 +17,19 @@ from typing import TYPE_CHECKING
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import RepoConfig
+from repoherald.errors import SourceError
 from repoherald.i18n import t
 from repoherald.llm.analyser import LlmAnalyser, LlmJob
-from repoherald.models import Analysis, ChangeType, Commit, Entry, Facts, FileChange, Importance
+from repoherald.models import (
+    Analysis,
+    ChangeType,
+    Commit,
+    Entry,
+    Facts,
+    FileChange,
+    Importance,
+    PullRequest,
+)
 from repoherald.pipeline.events import Emitter, Event
 from repoherald.sources.base import Source
 from repoherald.store.db import Store
@@ -27,7 +37,7 @@ from repoherald.store.db import Store
 if TYPE_CHECKING:  # imported only by runs that check downstream code
     from repoherald.pipeline.downstream import DownstreamRun
 
-FACTS_VERSION = "1"
+FACTS_VERSION = "2"
 MAX_BLOB_BYTES = 1_000_000
 
 # A bug of ours on one strange commit must not cost the others.
@@ -113,11 +123,40 @@ def analyse_day(
             )
         missing = [sha for sha in missing if sha not in set(cut_off)]
         diffs = source.file_changes(commits[s] for s in missing)
-    to_save = _compute(state, lang, rules, commits, diffs, missing, entries, events)
+        pulls, unasked = _pull_requests(state, missing)
+    to_save = _compute(state, lang, rules, commits, diffs, missing, entries, events, pulls)
     with events.stage("store", name):
-        store.save(name, to_save, state.extractor_id)
+        # Commits whose pull request could not be asked for are not cached: the next
+        # run asks again instead of keeping them without their PR for good.
+        store.save(name, [x for x in to_save if x[0].sha not in unasked], state.extractor_id)
     state.analysed += len(to_save)
     return [entries[sha] for sha in order]
+
+
+def _pull_requests(state: RepoRun, shas: list[str]) -> tuple[dict[str, PullRequest], set[str]]:
+    """The pull request of each commit, when the source can know it, and the SHAs not asked.
+
+    A failure (GitHub down, rate limit used up) costs only the context: those
+    commits are analysed without their PR, and the run names the failure once,
+    with the count, rather than once per commit.
+    """
+    source = state.source
+    assert source is not None
+    found: dict[str, PullRequest] = {}
+    if not source.info.pr_context:
+        return found, set()
+    for i, sha in enumerate(shas):
+        try:
+            pr = source.pull_request(sha)
+        except SourceError as exc:
+            unasked = set(shas[i:])
+            state.failures.append(
+                f"{state.name}: pull request context missing for {len(unasked)} commits: {exc}"
+            )
+            return found, unasked
+        if pr is not None:
+            found[sha] = pr
+    return found, set()
 
 
 def _compute(
@@ -129,6 +168,7 @@ def _compute(
     missing: list[str],
     entries: dict[str, Entry],
     events: Emitter,
+    pulls: dict[str, PullRequest],
 ) -> list[tuple[Commit, Facts, Analysis]]:
     """Facts, then the rules verdict, for each missing commit; failures are contained."""
     extractor = state.extractor
@@ -137,7 +177,7 @@ def _compute(
     with events.stage("facts", state.name, total=len(missing)):
         for sha in missing:
             try:
-                facts[sha] = extractor.extract(commits[sha], diffs[sha])
+                facts[sha] = with_pull(extractor.extract(commits[sha], diffs[sha]), pulls.get(sha))
             except CONTAINED_ERRORS as exc:
                 _contain(state, lang, commits[sha], diffs[sha], exc, entries)
     to_save: list[tuple[Commit, Facts, Analysis]] = []
@@ -153,6 +193,13 @@ def _compute(
             entries[sha] = Entry(commits[sha], facts[sha], analysis)
             to_save.append((commits[sha], facts[sha], analysis))
     return to_save
+
+
+def with_pull(facts: Facts, pr: PullRequest | None) -> Facts:
+    """The facts with the commit's pull request; its number wins over one read from the title."""
+    if pr is None:
+        return facts
+    return replace(facts, pull_request=pr, pr_number=pr.number)
 
 
 def _contain(

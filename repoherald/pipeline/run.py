@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from repoherald import __version__
@@ -262,10 +263,15 @@ def _warn_if_stale(st: RepoRun, days: list[date] | None, events: Emitter) -> Non
 def _notes(st: RepoRun, day: date) -> tuple[Text, ...]:
     if st.empty:
         return (Text("empty_repo", {"branch": st.branch}),)
+    notes = []
     newest = _stale_since(st, day)
-    if newest is None:
-        return ()
-    return (Text("stale_clone", {"branch": st.branch, "date": newest.isoformat()}),)
+    if newest is not None:
+        notes.append(Text("stale_clone", {"branch": st.branch, "date": newest.isoformat()}))
+    # A GitHub repository read without its pull requests is said so, not left silent.
+    on_github = bool(st.web_url) and urlsplit(st.web_url or "").hostname == "github.com"
+    if on_github and st.source is not None and not st.source.info.pr_context:
+        notes.append(Text("no_pr_context"))
+    return tuple(notes)
 
 
 def _broken_state(cfg: RepoConfig, error: str) -> RepoRun:

@@ -120,6 +120,7 @@ def _commit(c: CommitView) -> dict[str, Any]:
         "url": c.url,
         "pr_number": c.pr_number,
         "pr_url": c.pr_url,
+        "pr_labels": list(c.pr_labels),
         "anchor": c.anchor,
         "decode_errors": c.decode_errors,
         "patches_withheld": list(c.patches_withheld),

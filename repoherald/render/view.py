@@ -82,6 +82,8 @@ class CommitView:
     url: str | None
     pr_number: int | None
     pr_url: str | None
+    pr_labels: tuple[str, ...]
+    """The pull request's labels (untrusted text, one clean line each)."""
     anchor: str
     decode_errors: bool
     patches_withheld: tuple[str, ...]
@@ -398,7 +400,7 @@ def _commit(
         notes.append(t(lang, "patches_withheld", n=len(withheld), files=shown))
     if c.files_truncated:
         notes.append(t(lang, "files_truncated"))
-    pr_url = f"{web}/pull/{f.pr_number}" if web and f.pr_number is not None else None
+    pr_url = _pr_url(f, web)
     return CommitView(
         sha=c.sha,
         short_sha=c.sha[:7],
@@ -409,7 +411,8 @@ def _commit(
         commit_time=local_time(c.commit_time, tz),
         url=escape.url(f"{web}/commit/{c.sha}") if web else None,
         pr_number=f.pr_number,
-        pr_url=escape.url(pr_url) if pr_url else None,
+        pr_url=pr_url,
+        pr_labels=tuple(escape.clean(x) for x in f.pull_request.labels) if f.pull_request else (),
         anchor=anchor,
         decode_errors=c.decode_errors,
         patches_withheld=withheld,
@@ -428,6 +431,18 @@ def _commit(
         analysis=a,
         facts=f,
     )
+
+
+def _pr_url(f: Facts, web: str | None) -> str | None:
+    """The pull request's own page when the source gave one and it is safe, else one built."""
+    if f.pull_request is not None:
+        try:
+            return escape.url(f.pull_request.url)
+        except ValueError:
+            pass
+    if web and f.pr_number is not None:
+        return escape.url(f"{web}/pull/{f.pr_number}")
+    return None
 
 
 def _analysis(a: Analysis, lang: str) -> AnalysisView:

@@ -71,6 +71,8 @@ def twin(result: RunResult) -> dict[str, Any]:
     data.pop("generated_at")
     for repo in data["repos"]:
         repo.pop("source_id")
+        # A git source without a token runs without PR context, and its report says so.
+        repo["notes"] = [n for n in repo["notes"] if "GITHUB_TOKEN" not in n]
     return data
 
 
@@ -81,7 +83,8 @@ def source_ids(result: RunResult) -> list[str]:
 
 def markdown(result: RunResult) -> list[str]:
     path = next(p for p in result.written if p.suffix == ".md")
-    return [ln for ln in path.read_text(encoding="utf-8").splitlines() if "生成" not in ln]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [ln for ln in lines if ln and "生成" not in ln and "GITHUB_TOKEN" not in ln]
 
 
 def open_source(server: FakeGitHub, store: Path | None = None, **cfg: Any) -> Source:
