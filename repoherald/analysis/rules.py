@@ -52,7 +52,7 @@ from repoherald.models import (
     Text,
 )
 
-RULES_VERSION = "4"
+RULES_VERSION = "5"
 """2: reasons and write-up stored as messages (codes and arguments), not prose.
 3: reach, public surface, host pins and severity scope (issue 11)."""
 
@@ -92,6 +92,9 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
             tagged = ChangeType.BUGFIX
         if tagged is not None:
             return tagged, rule("t_tag", tag=tag)
+    labelled = _label_type(facts)
+    if labelled is not None:
+        return labelled
     text = parse_title(title).text
     if DELETE_VERB.search(text) and facts.deleted >= 3 * max(facts.added, 1):
         return ChangeType.REFACTOR, rule("t_deletes", word=text.split()[0].lower())
@@ -107,6 +110,33 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     if new_source:
         return ChangeType.FEATURE, rule("t_new_files", n=new_source)
     return ChangeType.OTHER, rule("t_none")
+
+
+_LABEL_TYPES = (
+    (re.compile(r"^(?:kind/|type: ?)?(?:bug|bugfix|regression)$", re.I), ChangeType.BUGFIX),
+    (re.compile(r"^(?:kind/|type: ?)?(?:performance|perf)$", re.I), ChangeType.PERFORMANCE),
+)
+_LABEL_BREAKING = re.compile(
+    r"^(?:kind/|type: ?)?(?:breaking|breaking[- ]change|deprecation|api[- ]change)$", re.I
+)
+
+
+def _pr_labels(facts: Facts) -> tuple[str, ...]:
+    return facts.pull_request.labels if facts.pull_request else ()
+
+
+def _pr_body(facts: Facts) -> str:
+    """The pull request's description: the author's words when the commit message has none."""
+    return facts.pull_request.body if facts.pull_request else ""
+
+
+def _label_type(facts: Facts) -> tuple[ChangeType, Text] | None:
+    """A maintainer's label on the pull request (``bug``, ``performance``) is evidence of type."""
+    for label in _pr_labels(facts):
+        for pattern, ctype in _LABEL_TYPES:
+            if pattern.match(label.strip()):
+                return ctype, rule("t_label", label=label)
+    return None
 
 
 def _keyword_type(text: str, facts: Facts) -> tuple[ChangeType, Text] | None:
@@ -260,6 +290,10 @@ def _raising_signals(
         raises.append(rule("r_security", word=sec.group(0).lower()))
     if facts.breaking_marker or BREAKING.search(title):
         raises.append(rule("r_breaking"))
+    else:
+        breaking = [lb for lb in _pr_labels(facts) if _LABEL_BREAKING.match(lb.strip())]
+        if breaking:
+            raises.append(rule("r_label_breaking", label=breaking[0]))
     text = parse_title(title).text
     if REMOVAL.search(text) and not DEAD_CODE.search(text):
         raises.append(rule("r_removal"))
@@ -350,5 +384,5 @@ class RuleAnalyser:
             insights=writeup.insights(ctype, commit, facts),
             risks=tuple(risks),
             recommendations=tuple(writeup.recommendations(facts, risks)),
-            description=writeup.describe(commit.body),
+            description=writeup.describe(commit.body or _pr_body(facts)),
         )

@@ -242,3 +242,46 @@ def test_impact_lists_a_moved_name_as_moved_not_removed() -> None:
     assert any("moved" in line and "Widget" in line for line in analysis.impact), analysis.impact
     assert not any(line.startswith("Public API removed") for line in analysis.impact)
     assert not any(line.startswith("Public API added") for line in analysis.impact)
+
+
+def _with_pr(message: str, labels: tuple[str, ...], body: str = "") -> Analysis:
+    """A one-file source change whose pull request carries ``labels`` and ``body``."""
+    from dataclasses import replace
+
+    from repoherald.models import PullRequest
+
+    who = Person("Dev", "dev@example.com")
+    commit = Commit("a" * 40, ("b" * 40,), who, 0, 0, who, 0, 0, message)
+    change = FileChange("pkg/engine.py", M, None, 3, 1)
+    facts = FactsExtractor(AreaRules(package_names=frozenset({"pkg"})), {}.get).extract(
+        commit, [change]
+    )
+    pr = PullRequest(7, "PR title", body, labels, "dev", "lead", "https://github.com/o/r/pull/7")
+    return localise_analysis("en", RuleAnalyser().analyse(commit, replace(facts, pull_request=pr)))
+
+
+def test_bug_label_is_evidence_of_a_fix() -> None:
+    analysis = _with_pr("Handle the empty batch", ("bug",))
+    assert analysis.change_type is ChangeType.BUGFIX
+    assert "pull request label `bug`" in analysis.reasons[0]
+
+
+def test_performance_label_is_evidence_of_performance() -> None:
+    assert _with_pr("Reuse the buffer", ("performance",)).change_type is ChangeType.PERFORMANCE
+
+
+def test_breaking_label_raises_to_high_naming_the_label() -> None:
+    analysis = _with_pr("Rename the scheduler option", ("breaking",))
+    assert analysis.importance is Importance.HIGH
+    assert any("labelled `breaking`" in r for r in analysis.reasons)
+
+
+def test_unrelated_labels_change_nothing() -> None:
+    plain = _with_pr("Rename the scheduler option", ())
+    labelled = _with_pr("Rename the scheduler option", ("ready", "ci"))
+    assert (plain.change_type, plain.importance) == (labelled.change_type, labelled.importance)
+
+
+def test_pr_body_is_the_description_when_the_message_has_none() -> None:
+    analysis = _with_pr("Handle the empty batch", (), body="The scheduler crashed on empty input.")
+    assert analysis.description == "The scheduler crashed on empty input."
