@@ -44,10 +44,19 @@ from repoherald.llm.client import (
 from repoherald.llm.diffpack import estimate_tokens, pack_diff, split_patch
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
 from repoherald.llm.settings import LlmSettings
-from repoherald.models import Analysis, Commit, Facts, Importance, Message, Risk, Text
+from repoherald.models import (
+    Analysis,
+    Commit,
+    Facts,
+    Importance,
+    Message,
+    PullRequest,
+    Risk,
+    Text,
+)
 from repoherald.redact import redact, strip_userinfo
 
-PROMPT_VERSION = "1"
+PROMPT_VERSION = "2"
 BREAKER_THRESHOLD = 3
 """Consecutive connection failures after which the endpoint counts as down for the run."""
 SHORT_OUTPUT_TOKENS = 768
@@ -371,6 +380,7 @@ class LlmAnalyser:
             title=hide_emails(job.commit.title),
             author=job.commit.author.name,
             pr=job.facts.pr_number,
+            **_pr_fields(job.facts.pull_request),
             message=clean_message(job.commit.body),
             facts=job.facts,
             rules=job.rules,
@@ -538,3 +548,27 @@ def _repair_prompt(lang: str, error: str) -> str:
         f"The answer above is not valid JSON for the schema ({error}). "
         "Reply with the corrected JSON object only."
     )
+
+
+PR_BODY_CHARS = 4000
+_DELIMITER = re.compile(r"</?\s*commit-data", re.IGNORECASE)
+
+
+def _pr_fields(pr: PullRequest | None) -> dict[str, str]:
+    """The pull request's own words for the prompt, as data.
+
+    A PR description can be edited after the commit exists, so unlike the
+    commit message it could carry the data block's closing tag: any
+    delimiter-like text is defused before it reaches the prompt.
+    """
+    if pr is None:
+        return {"pr_title": "", "pr_labels": "", "pr_body": ""}
+
+    def inert(text: str) -> str:
+        return _DELIMITER.sub("(commit data)", hide_emails(text))
+
+    return {
+        "pr_title": inert(pr.title),
+        "pr_labels": inert(", ".join(pr.labels)),
+        "pr_body": inert(clean_message(pr.body)[:PR_BODY_CHARS]),
+    }

@@ -204,7 +204,7 @@ def test_every_commit_is_reported_once(day_run: dict[str, Any]) -> None:
 
 def test_normal_answer_replaces_rules(day_run: dict[str, Any]) -> None:
     c = day_run["commits"]["[case-ok]"]["analysis"]
-    assert c["analyser"] == "llm/test-model/1/en"
+    assert c["analyser"] == "llm/test-model/2/en"
     assert c["summary"] == "Adds a function to the module."
     assert c["usage"][0] > 0 and c["usage"][1] > 0
     assert "rules + model" in day_run["md"]
