@@ -36,12 +36,13 @@ from repoherald.i18n import importance_label, localise_analysis, t, type_label
 from repoherald.llm import factcheck
 from repoherald.llm.client import (
     ChatClient,
+    ChatReply,
     LlmError,
     LlmUnavailable,
     SchemaRejected,
     dumps_schema,
 )
-from repoherald.llm.diffpack import estimate_tokens, pack_diff, split_patch
+from repoherald.llm.diffpack import FilePatch, estimate_tokens, pack_diff, split_patch
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
 from repoherald.llm.settings import LlmSettings
 from repoherald.models import (
@@ -277,7 +278,14 @@ class LlmAnalyser:
     async def _ask(
         self, client: ChatClient, job: LlmJob, at: _Attempt
     ) -> tuple[ShortAnswer | FullAnswer, tuple[str, ...]]:
-        """Request, validate and, when needed, repair or re-request one answer."""
+        """Request, validate and, when needed, repair or re-request one answer.
+
+        Each pass of the loop is one request. What makes it go round again:
+        the endpoint refused our schema (ask again without it), the answer was
+        cut at ``max_tokens`` (more room or less diff), the JSON did not
+        validate (one repair turn), or a short answer rated the commit above
+        🟢 (ask for the full analysis it deserves).
+        """
         patches = split_patch(job.patch, job.facts.files)
         length_retries = 0
         repaired = False
@@ -286,52 +294,13 @@ class LlmAnalyser:
         while True:
             model = ShortAnswer if at.depth == "short" else FullAnswer
             schema = response_schema(model)
-            base = self._messages(job, at, schema, client.json_schema_supported, diff=None)
-            overhead = sum(estimate_tokens(m["content"]) for m in base)
-            room = self.cfg.context_tokens - at.max_tokens - overhead - PROMPT_MARGIN
-            if at.diff_budget == 0 or at.diff_budget > room:
-                at.diff_budget = max(0, room)
-            packed = pack_diff(patches, at.diff_budget)
-            unseen = tuple(f"{p} ({why})" for p, why in packed.unseen) + tuple(
-                f"{p} (clipped)" for p in packed.clipped
-            )
-            if job.patch_cut:
-                unseen += ("… (diff too large: read partially)",)
-            messages = (
-                self._messages(job, at, schema, client.json_schema_supported, diff=packed)
-                + repair_messages
-            )
-            estimate = sum(estimate_tokens(m["content"]) for m in messages) + at.max_tokens
-            if not self.meter.reserve(estimate):
-                raise BudgetExhausted(t(self.lang, "llm.budget_exhausted"))
-            try:
-                reply = await client.complete(
-                    messages,
-                    max_tokens=at.max_tokens,
-                    schema_name="commit_analysis",
-                    schema=schema,
-                )
-            except SchemaRejected:
-                self.meter.settle(estimate, 0, 0)
+            messages, unseen = self._prompt(job, at, patches, schema, client)
+            reply = await self._request(client, messages + repair_messages, at, schema)
+            if reply is None:
                 continue
-            except LlmError:
-                self.meter.settle(estimate, 0, 0)
-                raise
-            self.meter.settle(estimate, reply.prompt_tokens, reply.completion_tokens)
-            at.usage[0] += reply.prompt_tokens
-            at.usage[1] += reply.completion_tokens
             if reply.finish_reason == "length":
                 length_retries += 1
-                if length_retries > MAX_LENGTH_RETRIES:
-                    raise LlmError(
-                        f"answer truncated (finish_reason=length) {length_retries} times;"
-                        " raise max_output_tokens"
-                    )
-                ceiling = max(self.cfg.max_output_tokens * 2, 4096)
-                if at.max_tokens * 2 <= ceiling:
-                    at.max_tokens *= 2
-                else:
-                    at.diff_budget //= 2
+                self._make_room(at, length_retries)
                 repair_messages = []
                 continue
             try:
@@ -346,8 +315,6 @@ class LlmAnalyser:
                 ]
                 continue
             if at.depth == "short" and answer.importance is not Importance.LOW and not escalated:
-                # The model thinks it matters more than the rules did: ask for
-                # the full analysis a medium or high commit deserves.
                 escalated = True
                 at.depth = "full"
                 at.max_tokens = self.cfg.max_output_tokens
@@ -355,6 +322,74 @@ class LlmAnalyser:
                 repair_messages = []
                 continue
             return answer, unseen
+
+    def _prompt(
+        self,
+        job: LlmJob,
+        at: _Attempt,
+        patches: Sequence[FilePatch],
+        schema: dict[str, Any],
+        client: ChatClient,
+    ) -> tuple[list[dict[str, str]], tuple[str, ...]]:
+        """The messages for one request, with as much diff as the context leaves room for.
+
+        Also returns what of the diff the model did not see, for the page.
+        """
+        native = client.json_schema_supported
+        base = self._messages(job, at, schema, native, diff=None)
+        overhead = sum(estimate_tokens(m["content"]) for m in base)
+        room = self.cfg.context_tokens - at.max_tokens - overhead - PROMPT_MARGIN
+        if at.diff_budget == 0 or at.diff_budget > room:
+            at.diff_budget = max(0, room)
+        packed = pack_diff(patches, at.diff_budget)
+        unseen = tuple(f"{p} ({why})" for p, why in packed.unseen) + tuple(
+            f"{p} (clipped)" for p in packed.clipped
+        )
+        if job.patch_cut:
+            unseen += ("… (diff too large: read partially)",)
+        return self._messages(job, at, schema, native, diff=packed), unseen
+
+    async def _request(
+        self,
+        client: ChatClient,
+        messages: list[dict[str, str]],
+        at: _Attempt,
+        schema: dict[str, Any],
+    ) -> ChatReply | None:
+        """One completion within the token budget; None when the endpoint refused the schema.
+
+        The budget is reserved before the request and settled with what the
+        endpoint reports, so concurrent commits never overspend it.
+        """
+        estimate = sum(estimate_tokens(m["content"]) for m in messages) + at.max_tokens
+        if not self.meter.reserve(estimate):
+            raise BudgetExhausted(t(self.lang, "llm.budget_exhausted"))
+        try:
+            reply = await client.complete(
+                messages, max_tokens=at.max_tokens, schema_name="commit_analysis", schema=schema
+            )
+        except SchemaRejected:
+            self.meter.settle(estimate, 0, 0)
+            return None
+        except LlmError:
+            self.meter.settle(estimate, 0, 0)
+            raise
+        self.meter.settle(estimate, reply.prompt_tokens, reply.completion_tokens)
+        at.usage[0] += reply.prompt_tokens
+        at.usage[1] += reply.completion_tokens
+        return reply
+
+    def _make_room(self, at: _Attempt, retries: int) -> None:
+        """After an answer cut at ``max_tokens``: double the room, else halve the diff."""
+        if retries > MAX_LENGTH_RETRIES:
+            raise LlmError(
+                f"answer truncated (finish_reason=length) {retries} times; raise max_output_tokens"
+            )
+        ceiling = max(self.cfg.max_output_tokens * 2, 4096)
+        if at.max_tokens * 2 <= ceiling:
+            at.max_tokens *= 2
+        else:
+            at.diff_budget //= 2
 
     def _messages(
         self,
