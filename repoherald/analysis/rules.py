@@ -25,6 +25,7 @@ from repoherald.analysis.signals import (
     DEAD_CODE,
     DEFAULT_CHANGE,
     DELETE_VERB,
+    DOCSTRING_WORDS,
     FLAG_TOGGLE,
     KEYWORD_NEEDS,
     KEYWORD_TYPES,
@@ -32,11 +33,13 @@ from repoherald.analysis.signals import (
     NEW_CAPABILITY,
     PLATFORM_TAGS,
     REMOVAL,
+    SCOPE_PREFIX,
     SECURITY,
     SEVERITY,
     SOURCE_KINDS,
     TAG_TYPES,
     TEST_DEP_MANIFEST,
+    TITLE_VERBS,
     norm_tag,
 )
 from repoherald.analysis.writeup import kinds_text, names, rule
@@ -52,9 +55,11 @@ from repoherald.models import (
     Text,
 )
 
-RULES_VERSION = "5"
+RULES_VERSION = "6"
 """2: reasons and write-up stored as messages (codes and arguments), not prose.
-3: reach, public surface, host pins and severity scope (issue 11)."""
+3: reach, public surface, host pins and severity scope (issue 11).
+6: the leading verb of a plain title decides the type before keywords anywhere in it;
+   "breaking" counts only as an announcement, not as a word."""
 
 _ONLY_KINDS: tuple[tuple[tuple[str, ...], ChangeType], ...] = (
     (("docs",), ChangeType.DOCS),
@@ -100,6 +105,9 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
         return ChangeType.REFACTOR, rule("t_deletes", word=text.split()[0].lower())
     if facts.dependency_changes and re.search(r"\b(bump|upgrade|update|pin)\b", text, re.I):
         return ChangeType.DEPENDENCIES, rule("t_deps")
+    verb = _verb_type(text, facts)
+    if verb is not None:
+        return verb
     keyword = _keyword_type(text, facts)
     if keyword is not None:
         return keyword
@@ -137,6 +145,35 @@ def _label_type(facts: Facts) -> tuple[ChangeType, Text] | None:
             if pattern.match(label.strip()):
                 return ctype, rule("t_label", label=label)
     return None
+
+
+def _verb_type(text: str, facts: Facts) -> tuple[ChangeType, Text] | None:
+    """The leading verb of a plain title, after an ``Area:`` prefix, when the files agree.
+
+    Titles without tags ("Split the analyser's _ask into three steps") say
+    what the commit does in their first word. The same evidence rule as for
+    keywords applies: a docs, tests or CI verb needs most of the change in
+    such files (a docstring is docs wherever it lives); a code verb needs code.
+    """
+    subject = SCOPE_PREFIX.sub("", text, count=1)
+    m = re.match(r"[A-Za-z]+", subject)
+    if m is None:
+        return None
+    word = m.group(0).lower()
+    ctype = TITLE_VERBS.get(word)
+    if ctype is None or (ctype is not ChangeType.BUGFIX and _fix_words(subject)):
+        return None  # "Add missing attribute", "Split X to fix a deadlock": a fix
+    needs = KEYWORD_NEEDS.get(ctype)
+    docstrings = ctype is ChangeType.DOCS and DOCSTRING_WORDS.search(subject)
+    if needs and not docstrings and _share(facts, needs) < 0.5:
+        return None
+    if not needs and not (facts.kinds.get("source") or facts.kinds.get("build")):
+        return None
+    return ctype, rule("t_verb", word=word)
+
+
+def _fix_words(text: str) -> bool:
+    return any(p.search(text) for p, ctype in KEYWORD_TYPES if ctype is ChangeType.BUGFIX)
 
 
 def _keyword_type(text: str, facts: Facts) -> tuple[ChangeType, Text] | None:
@@ -272,6 +309,11 @@ def _revert_level(title: str) -> tuple[Importance, list[Text]]:
     return Importance.MEDIUM, reasons
 
 
+_NO_TITLE_SEVERITY = (ChangeType.FEATURE, ChangeType.PERFORMANCE, ChangeType.REFACTOR)
+"""Types whose title names a failure without claiming to fix one: a refactor whose
+title also says "fix" is typed a fix (see :func:`_verb_type`)."""
+
+
 def _raising_signals(
     ctype: ChangeType, commit: Commit, facts: Facts, removed: list[ApiChange]
 ) -> list[Text]:
@@ -279,7 +321,7 @@ def _raising_signals(
     title = commit.title
     raises: list[Text] = []
     sev = SEVERITY.search(title)
-    if sev and ctype not in (ChangeType.FEATURE, ChangeType.PERFORMANCE):
+    if sev and ctype not in _NO_TITLE_SEVERITY:
         raises.append(rule("r_severity", word=sev.group(0).lower()))
     elif ctype is ChangeType.BUGFIX:
         raises.extend(_body_severity(commit.body))
@@ -288,7 +330,7 @@ def _raising_signals(
     sec = SECURITY.search(title) or CVE.search(commit.message)
     if sec and not sev and ctype in (ChangeType.BUGFIX, ChangeType.OTHER):
         raises.append(rule("r_security", word=sec.group(0).lower()))
-    if facts.breaking_marker or BREAKING.search(title):
+    if facts.breaking_marker or BREAKING.search(title) or "breaking" in map(norm_tag, facts.tags):
         raises.append(rule("r_breaking"))
     else:
         breaking = [lb for lb in _pr_labels(facts) if _LABEL_BREAKING.match(lb.strip())]

@@ -99,6 +99,33 @@ KEYWORD_TYPES: list[tuple[re.Pattern[str], ChangeType]] = [
     ),
 ]
 
+# The leading verb of a plain imperative title ("Split X into Y", "Contain
+# errors per commit") -> change type. Read before the keywords anywhere in the
+# title, so "Move the bug tracker link" is a refactor, not a fix.
+TITLE_VERBS: dict[str, ChangeType] = {}
+for _type, _verbs in {
+    ChangeType.BUGFIX: "fix fixes fixed correct corrects repair repairs resolve resolves prevent "
+    "prevents guard guards restore restores contain contains unbreak handle handles tolerate",
+    ChangeType.FEATURE: "add adds introduce introduces support supports implement implements "
+    "enable enables allow allows expose exposes provide provides print prints show shows "
+    "display displays emit emits accept accepts offer offers",
+    ChangeType.REFACTOR: "refactor refactors split splits move moves extract extracts rename "
+    "renames inline inlines consolidate consolidates unify unifies simplify simplifies "
+    "reorganize reorganise reorganizes restructure restructures tidy dedupe deduplicate "
+    "rewrite rewrites deprecate deprecates",
+    ChangeType.PERFORMANCE: "optimize optimise optimizes optimises speed accelerate accelerates "
+    "parallelize parallelise vectorize vectorise fuse fuses memoize memoise precompute",
+    ChangeType.DOCS: "document documents explain explains clarify clarifies docstring docstrings",
+    ChangeType.TESTS: "test tests",
+}.items():
+    for _verb in _verbs.split():
+        TITLE_VERBS[_verb] = _type
+
+SCOPE_PREFIX = re.compile(r"^(?![a-z][a-z0-9+.-]*://)[\w./-]{1,40}:\s+")
+"""An ``Area: `` prefix on a plain title (``Store: one transaction ...``): not the subject."""
+DOCSTRING_WORDS = re.compile(r"\b(docstrings?|comments?)\b", re.I)
+"""Docs that live in source files: a title about them is docs whatever the file kinds."""
+
 KEYWORD_NEEDS: dict[ChangeType, tuple[str, ...]] = {
     ChangeType.DOCS: ("docs",),
     ChangeType.TESTS: ("tests", "bench"),
@@ -115,12 +142,18 @@ SEVERITY = re.compile(
     re.I,
 )
 SECURITY = re.compile(
-    r"\b(security|vulnerab\w*|cve-\d{4}-\d+|injection|xss|csrf|ssrf|"
+    r"\b(security|vulnerab\w*|cve-\d{4}-\d+|(sql|command|code|shell|prompt|header|template|"
+    r"path|xml|ldap|log) injection|xss|csrf|ssrf|"
     r"privilege|sandbox escape|rce)\b",
     re.I,
 )
 CVE = re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.I)
-BREAKING = re.compile(r"\b(breaking|backward[- ]incompatible|incompatible change)\b", re.I)
+BREAKING = re.compile(
+    r"\b(breaking[- ]changes?|bc[- ]breaking|backwards?[- ]incompatible|incompatible change)\b"
+    r"|^\s*\[?breaking\b",
+    re.I,
+)
+"""A title that announces a break; the bare word ("fix a breaking test") does not."""
 REMOVAL = re.compile(
     r"(^\s*|\band )(remove[sd]?|drop(s|ped)?|delete[sd]?|deprecate[sd]?)\b.*"
     r"\b(deprecated|support|feature|flags?|options?|env(ironment)? var\w*|arguments?|args?|"

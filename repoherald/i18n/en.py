@@ -116,6 +116,7 @@ CATALOGUE: dict[str, str] = {
     "rule.t_label": "pull request label `{label}`",
     "rule.t_tag": "title tag [{tag}]",
     "rule.t_deps": "versions changed in a dependency manifest and the title says so",
+    "rule.t_verb": "the title's verb “{word}”",
     "rule.t_keyword": "title keyword “{word}”",
     "rule.t_new_files": "{n} new source files",
     "rule.t_host_pin": "the pin file of `{name}` changed",

@@ -109,6 +109,7 @@ CATALOGUE: dict[str, str] = {
     "rule.t_label": "拉取请求标签 `{label}`",
     "rule.t_tag": "标题标签 [{tag}]",
     "rule.t_deps": "依赖清单中的版本发生变化且标题提到升级",
+    "rule.t_verb": "标题动词“{word}”",
     "rule.t_keyword": "标题关键词“{word}”",
     "rule.t_new_files": "新增 {n} 个源文件",
     "rule.t_host_pin": "`{name}` 的版本固定文件有改动",

@@ -81,6 +81,35 @@ CASES = [
     ("[CI] Fix crash in nightly workflow", [(".github/workflows/nightly.yml", M, 2, 2)],
      ChangeType.CI_BUILD, Importance.LOW),
     ("Tidy imports", [("vllm/utils.py", M, 3, 3)], ChangeType.REFACTOR, Importance.LOW),
+    # Plain imperative titles: the leading verb (after an "Area:" prefix) decides.
+    ("Split the analyser's ask loop into three steps", [("pkg/llm/analyser.py", M, 80, 50)],
+     ChangeType.REFACTOR, Importance.LOW),
+    ("Store: move the transaction helper into one module", [("pkg/store/db.py", M, 30, 30)],
+     ChangeType.REFACTOR, Importance.LOW),
+    ("Contain unexpected errors per commit in the LLM stage", [("pkg/llm/stage.py", M, 20, 4)],
+     ChangeType.BUGFIX, Importance.MEDIUM),
+    ("Print the run's token usage in the summary", [("pkg/cli/summary.py", M, 12, 1)],
+     ChangeType.FEATURE, Importance.MEDIUM),
+    ("Docstrings for the write-up functions", [("pkg/writeup.py", M, 25, 3)],
+     ChangeType.DOCS, Importance.LOW),
+    ("Add missing attribute to the scheduler", [("pkg/sched.py", M, 2, 0)],
+     ChangeType.BUGFIX, Importance.MEDIUM),
+    ("Refactor the queue to fix a deadlock on shutdown", [("pkg/queue.py", M, 40, 30)],
+     ChangeType.BUGFIX, Importance.HIGH),
+    ("Test DST days", [("pkg/days.py", M, 1, 1), ("tests/test_days.py", M, 60, 0)],
+     ChangeType.TESTS, Importance.LOW),
+    # A verb whose files disagree is just a word.
+    ("Document the retry policy", [("pkg/retry.py", M, 40, 10)],
+     ChangeType.OTHER, Importance.MEDIUM),
+    # Mentioning a break or an injection is not announcing one.
+    ("PR labels are evidence (bug -> fix, breaking/deprecation -> high)",
+     [("pkg/rules.py", M, 30, 2)], ChangeType.BUGFIX, Importance.MEDIUM),
+    ("The analyser takes no dependency injection it does not need",
+     [("pkg/llm/analyser.py", M, 5, 9)], ChangeType.OTHER, Importance.MEDIUM),
+    ("[Breaking] Rename the serve entry point", [("pkg/serve.py", M, 5, 5)],
+     ChangeType.REFACTOR, Importance.HIGH),
+    ("Fix SQL injection in the search endpoint", [("pkg/api/search.py", M, 6, 2)],
+     ChangeType.BUGFIX, Importance.HIGH),
 ]  # fmt: skip
 
 
