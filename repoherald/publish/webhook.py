@@ -202,7 +202,7 @@ def wecom_payload(d: Digest) -> dict[str, Any]:
 def slack_payload(d: Digest) -> dict[str, Any]:
     """Block Kit blocks, and a plain ``text`` for notifications and old clients."""
     blocks, _ = slack_blocks(d)
-    fallback = f"{d.name} {d.day.isoformat()}: {d.total}"
+    fallback = f"{d.name} {d.day.isoformat()}"
     return {"text": fallback, "blocks": blocks}
 
 
