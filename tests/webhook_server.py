@@ -2,9 +2,14 @@
 
 The path's first part is the platform (``/feishu/<token>``, ``/dingtalk``,
 ``/wecom``, ``/slack``, ``/json``). The server verifies the signature with
-the secret it was given, the payload's shape and the platform's size limit,
+the secret it was given, the payload's shape and the platform's size limits,
 and answers as the platform would; ``fail(kind, ...)`` queues error answers
 (a 500, a 200 with an error code, an HTML page) to be served first.
+
+DingTalk's rate limit is enforced too: a 21st message to one robot within 60
+seconds of ``clock`` is refused with errcode 130101 ("send too fast"). Tests
+that pace by a fake clock set ``clock`` to it; signatures are always checked
+against the real time.
 """
 
 from __future__ import annotations
@@ -16,11 +21,74 @@ import json
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+FEISHU_MAX_BODY = 20_000
+"""Feishu documents "20 KB"; checked as 20,000 bytes, the stricter reading."""
+TOO_FAST = {"errcode": 130101, "errmsg": "send too fast, exceed 20 times per minute"}
+FEISHU_ELEMENTS = {"div", "hr", "note", "markdown", "action", "img", "column_set"}
+SLACK_BLOCKS = {"header", "section", "context", "divider", "actions", "image", "rich_text"}
+
+
+def _feishu_card_problems(data: Any) -> list[str]:
+    """The documented shape of a custom robot's interactive card (message card v1)."""
+    problems: list[str] = []
+    card = data.get("card")
+    if data.get("msg_type") != "interactive" or not isinstance(card, dict):
+        return ["not an interactive card"]
+    title = card.get("header", {}).get("title", {})
+    if title.get("tag") != "plain_text" or not isinstance(title.get("content"), str):
+        problems.append("card header title is not plain_text")
+    elements = card.get("elements")
+    if not isinstance(elements, list) or not elements:
+        return [*problems, "card without elements"]
+    for e in elements:
+        if e.get("tag") not in FEISHU_ELEMENTS:
+            problems.append(f"unknown card element {e.get('tag')!r}")
+        if e.get("tag") == "div":
+            text = e.get("text", {})
+            if text.get("tag") not in ("plain_text", "lark_md"):
+                problems.append("div text is neither plain_text nor lark_md")
+            if not isinstance(text.get("content"), str) or not text["content"]:
+                problems.append("div without text")
+    return problems
+
+
+def _slack_problems(data: Any) -> list[str]:
+    """Block Kit's limits: 50 blocks, a header's plain_text <= 150 characters, a
+    section's text <= 3,000, a context's elements <= 10 (each text <= 3,000)."""
+    problems: list[str] = []
+    blocks = data.get("blocks", [])
+    if not isinstance(blocks, list) or not blocks or len(blocks) > 50:
+        return [f"{len(blocks) if isinstance(blocks, list) else 'no'} blocks (1 to 50)"]
+    for b in blocks:
+        kind = b.get("type")
+        if kind not in SLACK_BLOCKS:
+            problems.append(f"unknown block {kind!r}")
+        elif kind == "header":
+            text = b.get("text", {})
+            if text.get("type") != "plain_text" or not 0 < len(text.get("text", "")) <= 150:
+                problems.append("header is not plain_text of 1 to 150 characters")
+        elif kind == "section":
+            text = b.get("text", {})
+            if text.get("type") not in ("mrkdwn", "plain_text"):
+                problems.append("section text type")
+            if not 0 < len(text.get("text", "")) <= 3000:
+                problems.append("section text not 1 to 3000 characters")
+        elif kind == "context":
+            elements = b.get("elements", [])
+            if not 0 < len(elements) <= 10:
+                problems.append("context elements not 1 to 10")
+            for e in elements:
+                if e.get("type") not in ("mrkdwn", "plain_text", "image"):
+                    problems.append("context element type")
+                elif e.get("type") != "image" and not 0 < len(e.get("text", "")) <= 3000:
+                    problems.append("context text not 1 to 3000 characters")
+    return problems
 
 
 @dataclass
@@ -30,6 +98,8 @@ class Received:
     body: bytes
     headers: dict[str, str]
     problems: list[str]
+    at: float = 0.0
+    """When it arrived, by the server's ``clock``."""
 
     @property
     def data(self) -> Any:
@@ -42,12 +112,26 @@ class WebhookServer:
     received: list[Received] = field(default_factory=list)
     queued: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
     url: str = ""
+    clock: Callable[[], float] = time.time
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def fail(
         self, kind: str, status: int, body: str, content_type: str = "application/json"
     ) -> None:
         """Answer the next request for ``kind`` with this instead of success."""
         self.queued.setdefault(kind, []).append((status, body, content_type))
+
+    def too_fast(self, path: str, now: float) -> bool:
+        """True when the robot at ``path`` already took 20 messages in the last 60 s."""
+        recent = [
+            r
+            for r in self.received
+            if r.kind == "dingtalk"
+            and not r.problems
+            and urllib.parse.urlsplit(r.path).path == path
+            and now - r.at < 60
+        ]
+        return len(recent) >= 20
 
     def accepted(self, kind: str) -> list[Received]:
         return [r for r in self.received if r.kind == kind and not r.problems]
@@ -62,15 +146,14 @@ class WebhookServer:
             return ["not JSON"]
         now = time.time()
         if kind == "feishu":
-            if len(body) > 20 * 1024:
+            if len(body) > FEISHU_MAX_BODY:
                 problems.append(f"body {len(body)} bytes > 20 KB")
+            problems += _feishu_card_problems(data)
             ts = int(data.get("timestamp", 0))
             key = f"{ts}\n{self.secret}".encode()
             want = base64.b64encode(hmac.new(key, b"", hashlib.sha256).digest()).decode()
             if data.get("sign") != want or abs(now - ts) > 3600:
                 problems.append("bad feishu signature")
-            if data.get("msg_type") != "interactive" or "elements" not in data.get("card", {}):
-                problems.append("not an interactive card")
         elif kind == "dingtalk":
             ts = int(query.get("timestamp", "0"))
             mac = hmac.new(self.secret.encode(), f"{ts}\n{self.secret}".encode(), hashlib.sha256)
@@ -83,6 +166,8 @@ class WebhookServer:
                 problems.append("not markdown")
             if len(data["markdown"].get("text", "").encode()) > 20_000:
                 problems.append("dingtalk text too long")
+            if not data["markdown"].get("title"):
+                problems.append("dingtalk markdown without a title")
         elif kind == "wecom":
             content = data.get("markdown", {}).get("content", "")
             if data.get("msgtype") != "markdown" or not content:
@@ -90,12 +175,7 @@ class WebhookServer:
             if len(content.encode("utf-8")) > 4096:
                 problems.append(f"wecom content {len(content.encode())} bytes > 4096")
         elif kind == "slack":
-            blocks = data.get("blocks", [])
-            if not blocks or len(blocks) > 50:
-                problems.append("blocks count")
-            for b in blocks:
-                if b.get("type") == "section" and len(b["text"]["text"]) > 3000:
-                    problems.append("section text > 3000 characters")
+            problems += _slack_problems(data)
         elif kind == "json":
             want = "sha256=" + hmac.new(self.secret.encode(), body, hashlib.sha256).hexdigest()
             if headers.get("x-repoherald-signature") != want:
@@ -124,8 +204,15 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
                 )
                 self._answer(status, text, ctype)
                 return
-            problems = server.check(kind, query, headers, body)
-            server.received.append(Received(kind, self.path, body, headers, problems))
+            with server.lock:
+                now = server.clock()
+                problems = server.check(kind, query, headers, body)
+                if kind == "dingtalk" and not problems and server.too_fast(parsed.path, now):
+                    self._answer(200, json.dumps(TOO_FAST), "application/json")
+                    got = Received(kind, self.path, body, headers, ["send too fast"], now)
+                    server.received.append(got)
+                    return
+                server.received.append(Received(kind, self.path, body, headers, problems, now))
             if kind in ("feishu",):
                 answer = {"code": 19021 if problems else 0, "msg": "; ".join(problems) or "success"}
             elif kind == "slack":

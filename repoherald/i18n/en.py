@@ -318,4 +318,5 @@ CATALOGUE: dict[str, str] = {
     "digest.medium": "🟡 {count} medium-importance commit(s): see the full report",
     "digest.more": "… and {count} more 🔴 item(s) left out",
     "digest.full": "Full report",
+    "digest.where": "Full report: {path} in the archive",
 }

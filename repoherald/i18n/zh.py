@@ -302,4 +302,5 @@ CATALOGUE: dict[str, str] = {
     "digest.medium": "🟡 {count} 个中等重要的提交：见完整报告",
     "digest.more": "…… 另有 {count} 条 🔴 未列出",
     "digest.full": "完整报告",
+    "digest.where": "完整报告：归档中的 {path}",
 }

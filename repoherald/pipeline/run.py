@@ -313,7 +313,12 @@ def _report_days(
     now = datetime.now(UTC)
     name = _report_name(settings, states)
     archive = publishers.create(
-        {"type": "archive", "out": settings.out_dir, "path": settings.path_template}
+        {
+            "type": "archive",
+            "out": settings.out_dir,
+            "path": settings.path_template,
+            "index_lang": settings.lang,  # file names keep zh as the untagged language
+        }
     ).publisher
     written: list[Path] = []
     summaries: list[DaySummary] = []

@@ -58,7 +58,11 @@ class ArchiveOptions(PublisherOptions):
     lang: Lang = Field(
         default=cast(Lang, DEFAULT_LANG),
         description="Main language: its reports have no language tag in the file name"
-        " (others get e.g. .en.md), and the index is written in it.",
+        " (others get e.g. .en.md).",
+    )
+    index_lang: Lang | None = Field(
+        default=None,
+        description="Language of index.md (default: `lang`); `run` passes the report language.",
     )
     index: bool = Field(default=True, description="Keep index.md and index.json up to date.")
 
@@ -76,7 +80,7 @@ class ArchivePublisher:
 
     def __init__(self, options: ArchiveOptions) -> None:
         self.options = options
-        self._index = ArchiveIndex(options.out, options.lang)
+        self._index = ArchiveIndex(options.out, options.index_lang or options.lang)
 
     @classmethod
     def env_vars(cls, options: Any) -> tuple[str, ...]:

@@ -57,6 +57,10 @@ class Publication:
     json: str
     report: DayReport | None = None
     """The analysed report; None when republished from the archive's files (``publish``)."""
+    location: str | None = None
+    """Where the report's ``.md`` lies, for a reader (relative to the working directory
+    when it is inside it); None when not written yet. Chat digests name it when
+    no ``report_url`` is configured."""
 
     def content_hash(self) -> str:
         """What the report says, ignoring when it was generated (see :func:`content_hash`)."""

@@ -72,7 +72,15 @@ def load_publication(name: str, day: date, lang: str, md_path: Path) -> Publicat
             f"{name} {day}: the archived report {md_path} is missing:"
             " run `repoherald run --date` for that day again"
         ) from None
-    return Publication(name, "", day, lang, markdown, twin)
+    return Publication(name, "", day, lang, markdown, twin, location=_shown(md_path))
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a reader finds it: relative to the working directory when inside it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix()
 
 
 def report_rows(store: Store, repo: str, days: Iterable[date], lang: str) -> dict[date, Path]:

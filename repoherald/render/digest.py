@@ -18,7 +18,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from string import Formatter
 from typing import Any, Literal
+from urllib.parse import quote
 
 from repoherald.i18n import t
 from repoherald.models import Importance
@@ -29,6 +31,8 @@ Style = Literal["markdown", "slack"]
 Unit = Literal["bytes", "chars"]
 TITLE_MAX = 160
 """A 🔴 line's title is shortened (at a character boundary) beyond this many characters."""
+URL_MAX = 2000
+"""A longer link is shown as plain text: one 🔴 line must stay far below a Slack section's 3,000."""
 _SAFE_URL = re.compile(r"^https?://[^\s<>()\[\]`\"'|]+$")
 
 
@@ -51,20 +55,55 @@ class Digest:
     """Commits by importance value (``high``, ``medium``, ``low``)."""
     high: tuple[DigestItem, ...]
     report_url: str | None = None
+    location: str | None = None
+    """Where the report lies in the archive: said when there is no ``report_url`` to link."""
 
     @property
     def total(self) -> int:
         return sum(self.counts.values())
 
 
+REPORT_URL_FIELDS = ("year", "month", "day", "date", "name", "lang")
+
+
 def report_url(template: str | None, *, name: str, day: date, lang: str) -> str | None:
-    """The full report's address from a ``report_url`` template ({year} {date} {name} {lang})."""
+    """The full report's address from a ``report_url`` template (:data:`REPORT_URL_FIELDS`).
+
+    The name is percent-encoded: a report name with a space or ``#`` must not
+    end the link early or change what it points to.
+    """
     if not template:
         return None
-    return template.format(year=f"{day.year:04d}", date=day.isoformat(), name=name, lang=lang)
+    return template.format(
+        year=f"{day.year:04d}",
+        month=f"{day.month:02d}",
+        day=f"{day.day:02d}",
+        date=day.isoformat(),
+        name=quote(name, safe=""),
+        lang=lang,
+    )
 
 
-def digest_from_json(data: dict[str, Any], name: str, url: str | None = None) -> Digest:
+def check_report_url(template: str) -> str:
+    """``template`` unchanged, or ValueError naming the field it cannot fill in.
+
+    Checked when the config is read, so a typo is a config error and not a
+    traceback at the first delivery.
+    """
+    try:
+        fields = [f for _, f, _, _ in Formatter().parse(template) if f is not None]
+    except ValueError as exc:
+        raise ValueError(f"report_url: {exc}: write literal braces as {{{{ and }}}}") from None
+    known = ", ".join("{" + f + "}" for f in REPORT_URL_FIELDS)
+    for field in fields:
+        if field not in REPORT_URL_FIELDS:
+            raise ValueError(f"report_url: unknown field {{{field}}}: use {known}")
+    return template
+
+
+def digest_from_json(
+    data: dict[str, Any], name: str, url: str | None = None, location: str | None = None
+) -> Digest:
     """A digest from a parsed JSON twin (what ``render_json`` wrote)."""
     counts = {imp.value: 0 for imp in Importance}
     high: list[DigestItem] = []
@@ -76,10 +115,12 @@ def digest_from_json(data: dict[str, Any], name: str, url: str | None = None) ->
                 link = commit.get("pr_url") or commit.get("url")
                 high.append(DigestItem(str(commit.get("title", "")), link))
     day = date.fromisoformat(str(data["date"]))
-    return Digest(name, day, str(data.get("lang", "zh")), counts, tuple(high), url)
+    return Digest(name, day, str(data.get("lang", "zh")), counts, tuple(high), url, location)
 
 
-def digest_from_view(view: ReportView, name: str, url: str | None = None) -> Digest:
+def digest_from_view(
+    view: ReportView, name: str, url: str | None = None, location: str | None = None
+) -> Digest:
     """A digest from the typed view (the same numbers as the report)."""
     counts = {imp.value: 0 for imp in Importance}
     high: list[DigestItem] = []
@@ -87,7 +128,7 @@ def digest_from_view(view: ReportView, name: str, url: str | None = None) -> Dig
         counts[c.importance.value] += 1
         if c.importance is Importance.HIGH:
             high.append(DigestItem(c.title, c.pr_url or c.url))
-    return Digest(name, view.day, view.lang, counts, tuple(high), url)
+    return Digest(name, view.day, view.lang, counts, tuple(high), url, location)
 
 
 def size(text: str, unit: Unit) -> int:
@@ -102,8 +143,12 @@ def _esc(text: str, style: Style) -> str:
     return escape.inline(text)
 
 
+def _linkable(url: str | None) -> bool:
+    return bool(url) and len(url or "") <= URL_MAX and bool(_SAFE_URL.match(url or ""))
+
+
 def _link(label: str, url: str | None, style: Style) -> str:
-    if not url or not _SAFE_URL.match(url):
+    if not _linkable(url):
         return label
     return f"<{url}|{label}>" if style == "slack" else f"[{label}]({url})"
 
@@ -134,15 +179,46 @@ def item_lines(d: Digest, style: Style) -> list[str]:
 
 
 def footer_lines(d: Digest, style: Style, left_out: int) -> list[str]:
-    """How many 🔴 items were dropped, the 🟡 count and the full report's link."""
+    """How many 🔴 items were dropped, the 🟡 count and where the full report is.
+
+    Without a usable ``report_url`` the digest still says where to read the
+    rest: the report's place in the archive.
+    """
     out = []
     if left_out:
         out.append(t(d.lang, "digest.more", count=left_out))
     medium = d.counts.get("medium", 0)
     if medium:
         out.append(t(d.lang, "digest.medium", count=medium))
-    if d.report_url:
+    if _linkable(d.report_url):
         out.append("👉 " + _link(t(d.lang, "digest.full"), d.report_url, style))
+    elif d.location:
+        out.append("👉 " + t(d.lang, "digest.where", path=_code(d.location, style)))
+    return out
+
+
+def _code(text: str, style: Style) -> str:
+    if style == "slack":
+        return "`" + _esc(text.replace("`", "'"), style) + "`"
+    return escape.code(text)
+
+
+def pack(lines: list[str], limit: int, measure: Callable[[str], int], sep: str = "\n") -> list[str]:
+    """Whole lines joined into as few texts of at most ``limit`` as they fill, in order.
+
+    A line longer than ``limit`` on its own cannot be packed: ValueError.
+    """
+    out: list[str] = []
+    current: list[str] = []
+    for line in lines:
+        if measure(line) > limit:
+            raise ValueError("a line is longer than the limit")
+        if current and measure(sep.join([*current, line])) > limit:
+            out.append(sep.join(current))
+            current = []
+        current.append(line)
+    if current:
+        out.append(sep.join(current))
     return out
 
 
@@ -181,10 +257,12 @@ def render_digest(
     limit: int,
     unit: Unit = "chars",
     measure: Callable[[str], int] | None = None,
+    sep: str = "\n",
 ) -> tuple[str, int]:
     """The digest as one text within ``limit``; returns it and how many 🔴 items were left out.
 
-    ``measure`` overrides how a text is counted (e.g. its size once JSON-encoded).
+    ``measure`` overrides how a text is counted (e.g. its size once JSON-encoded);
+    ``sep`` joins the lines.
     """
     return fit_lines(
         header_lines(d, style),
@@ -192,4 +270,65 @@ def render_digest(
         lambda n: footer_lines(d, style, n),
         limit,
         measure or (lambda text: size(text, unit)),
+        sep,
     )
+
+
+SLACK_SECTION_MAX = 3000
+"""Slack: characters of one section block's text."""
+SLACK_HEADER_MAX = 150
+"""Slack: characters of a header block's plain_text."""
+SLACK_MAX_BLOCKS = 50
+"""Slack: blocks in one message."""
+SLACK_MAX_TOTAL = 12_000
+"""Characters of text over all blocks. Not a documented limit: Slack answers
+``msg_blocks_too_long`` well below 50 full sections (reported near 13,200
+characters, slackapi/bolt-js#2509), so the digest stays under that."""
+
+
+def slack_blocks(
+    d: Digest,
+    *,
+    section_max: int = SLACK_SECTION_MAX,
+    max_blocks: int = SLACK_MAX_BLOCKS,
+    total_max: int = SLACK_MAX_TOTAL,
+) -> tuple[list[dict[str, Any]], int]:
+    """The digest as Block Kit blocks; returns them and how many 🔴 items were left out.
+
+    A header block (the title, plain text), section blocks holding whole 🔴
+    lines (each text within ``section_max``), and a context block with the
+    counts, how many items were left out, the 🟡 count and the report's link.
+    """
+    title = escape.clean(t(d.lang, "digest.title", name=d.name, date=d.day.isoformat()))
+    if len(title) > SLACK_HEADER_MAX:
+        title = title[: SLACK_HEADER_MAX - 1] + "…"
+    header = {"type": "header", "text": {"type": "plain_text", "text": title, "emoji": True}}
+    counts = header_lines(d, "slack")[1]
+    items = item_lines(d, "slack")
+
+    def build(k: int) -> list[dict[str, Any]] | None:
+        try:
+            texts = pack(items[:k], section_max, len)
+        except ValueError:
+            return None
+        context = [counts, *footer_lines(d, "slack", len(items) - k)]
+        blocks: list[dict[str, Any]] = [header]
+        blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": x}} for x in texts]
+        elements = [{"type": "mrkdwn", "text": x} for x in context]
+        blocks.append({"type": "context", "elements": elements})
+        total = len(title) + sum(map(len, texts)) + sum(map(len, context))
+        return blocks if len(blocks) <= max_blocks and total <= total_max else None
+
+    lo, hi = 0, len(items)
+    best: tuple[list[dict[str, Any]], int] | None = None
+    while lo <= hi:  # more items never take fewer blocks or characters
+        k = (lo + hi) // 2
+        blocks = build(k)
+        if blocks is not None:
+            best, lo = (blocks, len(items) - k), k + 1
+        else:
+            hi = k - 1
+    if best is None:  # not even the counts fit: say so in the fewest characters
+        fallback = build(0) or [header]
+        return fallback, len(items)
+    return best

@@ -173,3 +173,16 @@ def test_without_a_web_url_the_report_says_how_to_get_links(tmp_path: Path) -> N
     linked, _ = report(tmp_path / "w", repo, web_url="https://github.com/org/proj")
     text = linked.read_text(encoding="utf-8")
     assert "`web_url`" not in text and "https://github.com/org/proj/pull/7" in text
+
+
+def test_index_follows_the_report_language(tmp_path: Path) -> None:
+    """index.md is worded in the configured language; file names keep zh untagged."""
+    repo = make_repo(tmp_path / "proj").path
+    (en_md, _) = report(tmp_path, repo, lang="en")
+    index = (tmp_path / "out" / "index.md").read_text(encoding="utf-8")
+    assert index.startswith("# Report index\n") and "| Date | Repository |" in index
+    assert "报告索引" not in index and "日期" not in index
+    assert en_md.name == f"{DAY}.en.md"
+    report(tmp_path, repo)  # a zh run rewrites the index in Chinese
+    index = (tmp_path / "out" / "index.md").read_text(encoding="utf-8")
+    assert index.startswith("# 报告索引\n") and "Report index" not in index

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
 import sqlite3
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -26,14 +29,14 @@ from repoherald.models import (
 )
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
-from repoherald.publish.deliver import deliver_one
-from repoherald.publish.webhook import WebhookOptions, WebhookPublisher
+from repoherald.publish.deliver import deliver_days, deliver_one, load_publication
+from repoherald.publish.webhook import RobotPacer, WebhookOptions, WebhookPublisher
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.store.db import Store
 from tests.gitfixture import GitFixture, run_repoherald
-from tests.webhook_server import webhook_server
+from tests.webhook_server import TOO_FAST, webhook_server
 
 SECRET = "s3cr3t-signing-key-XYZ"
 TOKEN = "tok-9f8e7d6c5b4a"
@@ -66,7 +69,49 @@ def _big_report(n: int = 300) -> DayReport:
     )
 
 
+COMMIT_URL = "https://github.com/acme/app/commit/"
+REPORT_URL = "https://example.com/2026/app/2026-04-01.md"
+_MD_LINK = re.compile(r"\]\(([^)]*)\)")
+_SLACK_LINK = re.compile(r"<([^<>|]*)\|[^<>]*>")
+
+
+def _texts(kind: str, data: dict[str, Any]) -> list[str]:
+    """Every text a platform shows from one message."""
+    if kind == "feishu":
+        return [e["text"]["content"] for e in data["card"]["elements"] if e["tag"] == "div"]
+    if kind == "dingtalk":
+        return [data["markdown"]["text"]]
+    if kind == "wecom":
+        return [data["markdown"]["content"]]
+    texts = []
+    for block in data["blocks"]:
+        if block["type"] in ("header", "section"):
+            texts.append(block["text"]["text"])
+        elif block["type"] == "context":
+            texts += [e["text"] for e in block["elements"]]
+    return texts
+
+
+def _check_whole_items(kind: str, texts: list[str], high: int) -> None:
+    """Kept 🔴 items are whole links; the rest are counted in the "not shown" line."""
+    full = "\n".join(texts)
+    links = (_SLACK_LINK if kind == "slack" else _MD_LINK).findall(full)
+    assert links, kind
+    for url in links:  # every link complete: a known commit or the report, nothing cut
+        assert url == REPORT_URL or re.fullmatch(re.escape(COMMIT_URL) + "[0-9a-f]{40}", url)
+    opener = "🔴 <" if kind == "slack" else "🔴 ["
+    kept = [ln for text in texts for ln in text.splitlines() if ln.startswith(opener)]
+    for line in kept:
+        assert line.endswith(">" if kind == "slack" else ")"), (kind, line)
+    assert sum(COMMIT_URL in url for url in links) == len(kept)
+    more = re.search(r"另有 (\d+) 条 🔴 未列出", full)
+    assert more is not None, kind  # items were left out, and it says how many
+    assert len(kept) + int(more.group(1)) == high and len(kept) > 0
+    assert "🟡 150" in full and REPORT_URL in full
+
+
 def test_a_300_commit_day_fits_every_platform(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chinese titles, 150 🔴: every platform's receiver accepts its size and shape."""
     report = _big_report()
     view = build_view(report)
     item = Publication(
@@ -87,14 +132,135 @@ def test_a_300_commit_day_fits_every_platform(monkeypatch: pytest.MonkeyPatch) -
             got = server.received[-1]
             assert got.problems == [], (kind, got.problems)
         for kind in ("feishu", "dingtalk", "wecom", "slack"):
-            text = server.accepted(kind)[0].body.decode("utf-8")
-            assert "150" in text  # the 🟡 count (and 🔴 150 in the counts)
-            assert "https://example.com/2026/app/2026-04-01.md" in text
+            (got,) = server.accepted(kind)
+            _check_whole_items(kind, _texts(kind, got.data), 150)
+        assert len(server.accepted("feishu")[0].body) <= 20_000
         wecom = server.accepted("wecom")[0].data["markdown"]["content"]
-        assert "未列出" in wecom  # items were left out, and it says so
-        for line in wecom.splitlines():
-            if line.startswith("🔴 ["):  # every kept item has a whole link
-                assert line.endswith(")") and "](https://github.com/acme/app/commit/" in line
+        assert 3_000 < len(wecom.encode("utf-8")) <= 4096  # filled, in bytes not characters
+        blocks = server.accepted("slack")[0].data["blocks"]
+        assert [b["type"] for b in blocks[:1] + blocks[-1:]] == ["header", "context"]
+        sections = [b for b in blocks if b["type"] == "section"]
+        assert len(sections) >= 2  # more than one section's worth of 🔴 lines was sent
+        assert blocks[0]["text"]["text"] == "app · 2026-04-01"
+
+
+def test_the_receiver_refuses_what_breaks_a_platform_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The checks above can fail: oversized or misshapen messages are refused."""
+    with webhook_server(SECRET) as server:
+        long_section = {"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}
+        long_header = {"type": "header", "text": {"type": "plain_text", "text": "h" * 151}}
+        many = [{"type": "divider"}] * 51
+        for blocks in ([long_section], [long_header], many):
+            problems = server.check("slack", {}, {}, json.dumps({"blocks": blocks}).encode())
+            assert problems, blocks[0]
+        card = {"msg_type": "interactive", "card": {"elements": [{"tag": "div", "text": {}}]}}
+        assert server.check("feishu", {}, {}, json.dumps(card).encode())
+        wecom = {"msgtype": "markdown", "markdown": {"content": "长" * 1366}}  # 4,098 bytes
+        assert server.check("wecom", {}, {}, json.dumps(wecom).encode())
+
+
+class FakeClock:
+    """Time that passes only when slept: pacing is tested without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += max(seconds, 0.0)
+
+
+def _days_on_disk(tmp: Path, n: int) -> dict[date, Path]:
+    """``n`` archived days of a small report (the files ``publish`` reads back)."""
+    paths = {}
+    for i in range(n):
+        report = replace(_big_report(3), day=date(2026, 4, 1) + timedelta(days=i))
+        view = build_view(report)
+        md = tmp / f"{report.day}.md"
+        md.write_text(render_markdown(view), encoding="utf-8")
+        md.with_suffix(".json").write_text(render_json(view), encoding="utf-8")
+        paths[report.day] = md
+    return paths
+
+
+def _ding_target(pacer: RobotPacer, sleep: Any) -> NamedTarget:
+    opts = WebhookOptions(kind="dingtalk", url_env="HOOK_URL", secret_env="HOOK_SECRET")
+    publisher = WebhookPublisher(opts, sleep=sleep, pacer=pacer)
+    return NamedTarget("ding", registry.Target("webhook", publisher))
+
+
+def test_dingtalk_is_paced_to_20_a_minute_across_the_days_of_one_publish(
+    tmp_path: Path, memory_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = _days_on_disk(tmp_path, 25)
+    clock = FakeClock()
+    with webhook_server(SECRET) as server:
+        server.clock = clock
+        monkeypatch.setenv("HOOK_SECRET", SECRET)
+        monkeypatch.setenv("HOOK_URL", f"{server.url}/dingtalk/{TOKEN}")
+        target = _ding_target(RobotPacer(clock, clock.sleep), clock.sleep)
+        outcomes = deliver_days(memory_store, [target], "app", paths, "zh")
+        assert [o.status for o in outcomes] == ["sent"] * 25, [o.line() for o in outcomes]
+        got = server.accepted("dingtalk")
+        assert len(got) == 25 and len(server.received) == 25  # none refused as too fast
+        times = sorted(r.at for r in got)
+        for first, twenty_first in zip(times, times[20:], strict=False):
+            assert twenty_first - first >= 60  # never 21 in any 60 s of the clock
+        assert clock.now - 1_000.0 >= 60  # it waited instead of being refused
+
+        # Without pacing the receiver refuses the 21st: the check above can fail.
+        clock.now += 3_600
+        unpaced = RobotPacer(clock, clock.sleep, limit=1_000)
+        monkeypatch.setenv("HOOK_URL", f"{server.url}/dingtalk/other")
+        opts = WebhookOptions(
+            kind="dingtalk", url_env="HOOK_URL", secret_env="HOOK_SECRET", max_retries=0
+        )
+        publisher = WebhookPublisher(opts, sleep=clock.sleep, pacer=unpaced)
+        items = [load_publication("app", d, "zh", p) for d, p in sorted(paths.items())]
+        for item in items[:20]:
+            publisher.publish(item)
+        with pytest.raises(PublishError, match="130101"):
+            publisher.publish(items[20])
+
+
+def test_dingtalk_send_too_fast_is_waited_out_and_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    report = _big_report(2)
+    view = build_view(report)
+    item = Publication("app", "", report.day, "zh", render_markdown(view), render_json(view))
+    clock = FakeClock()
+    with webhook_server(SECRET) as server:
+        server.clock = clock
+        monkeypatch.setenv("HOOK_SECRET", SECRET)
+        monkeypatch.setenv("HOOK_URL", f"{server.url}/dingtalk/{TOKEN}")
+        server.fail("dingtalk", 200, json.dumps(TOO_FAST))
+        target = _ding_target(RobotPacer(clock, clock.sleep), clock.sleep)
+        delivery = target.target.publisher.publish(item)
+        assert delivery.status.value == "sent"
+        assert len(server.received) == 2 and len(server.accepted("dingtalk")) == 1
+        assert clock.now - 1_000.0 >= 60  # a whole window passed before the retry
+
+
+def test_without_report_url_the_digest_names_the_archived_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "reports").mkdir()
+    ((day, md),) = _days_on_disk(tmp_path / "reports", 1).items()
+    monkeypatch.chdir(tmp_path)
+    item = load_publication("app", day, "en", md)
+    with webhook_server(SECRET) as server:
+        monkeypatch.setenv("HOOK_URL", f"{server.url}/wecom/{TOKEN}")
+        opts = WebhookOptions(kind="wecom", url_env="HOOK_URL")
+        WebhookPublisher(opts).publish(item)
+        text = server.accepted("wecom")[0].data["markdown"]["content"]
+    assert f"`reports/{day}.md`" in text and str(tmp_path) not in text
 
 
 def _workspace(tmp: Path, url: str) -> Path:
