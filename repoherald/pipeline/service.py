@@ -2,7 +2,9 @@
 
 This is the scheduled entry point. Each repository is run on its own (its
 own time zone and language, its own failure), so one broken repository
-never costs the others their reports; the outcome names each failure.
+never costs the others their reports; the outcome names each failure. What
+they share is the LLM endpoint's circuit breaker: a dead endpoint is found
+out once per run, not once per repository.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from repoherald.config import DaySelection, RepoConfig, Settings
 from repoherald.errors import RepoheraldError, UsageError
+from repoherald.llm.analyser import endpoint_breaker
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.run import RunResult, run
 from repoherald.publish.archive import safe_component
@@ -158,6 +161,9 @@ def run_all(
     sinks = events if isinstance(events, tuple) else (events,)
     emitter = Emitter(sinks)
     result = ServiceResult()
+    # One breaker for the whole run: once the endpoint is found dead, the
+    # repositories after it skip the LLM instead of each paying the attempts.
+    breaker = endpoint_breaker(settings.llm) if settings.llm else None
     if rebuild:
         Store.open(settings.db_path, rebuild=True).close()
     for cfg in select_repos(settings.repos, only, shard):
@@ -176,7 +182,10 @@ def run_all(
         else:
             try:
                 outcome.result = run(
-                    replace(repo_settings, selection=selection), events=sinks, use_cache=use_cache
+                    replace(repo_settings, selection=selection),
+                    events=sinks,
+                    use_cache=use_cache,
+                    llm_breaker=breaker,
                 )
             except RepoheraldError as exc:
                 outcome.error = str(exc)
