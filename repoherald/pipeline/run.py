@@ -91,6 +91,8 @@ class RunResult:
     """Prompt and completion tokens this run spent (cached analyses cost nothing)."""
     llm_fallbacks: int = 0
     """Commits sent to the LLM that kept their rules analysis (failed, unreachable, no budget)."""
+    names: tuple[str, ...] = ()
+    """The repositories' names as the failure lines spell them."""
 
     @property
     def ok(self) -> bool:
@@ -399,4 +401,5 @@ def _report_days(
         llm_requests=llm.meter.requests if llm else 0,
         llm_tokens=(llm.meter.prompt_tokens, llm.meter.completion_tokens) if llm else (0, 0),
         llm_fallbacks=llm.fallbacks if llm else 0,
+        names=tuple(st.name for st in states),
     )

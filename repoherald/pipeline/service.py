@@ -56,6 +56,16 @@ class RepoOutcome:
     error: str | None = None
     deliveries: list[Outcome] = field(default_factory=list)
     """What each ``[[publish]]`` target did with this repository's days."""
+    aliases: tuple[str, ...] = ()
+    """Other names of the repository (``owner/name``, the configured ``name``)."""
+
+    def named(self, line: str) -> str:
+        """``line`` naming the repository once: as it is, when it starts with one of its
+        names (sources put the name in their errors), else after ``name: ``."""
+        names = (self.name, *self.aliases, *(self.result.names if self.result else ()))
+        if any(line.startswith((f"{n}: ", f"{n} ")) for n in names if n):
+            return line
+        return f"{self.name}: {line}"
 
     @property
     def ok(self) -> bool:
@@ -78,9 +88,9 @@ class ServiceResult:
         out: list[str] = []
         for o in self.outcomes:
             if o.error:
-                out.append(f"{o.name}: {o.error}")
+                out.append(o.named(o.error))
             elif o.result is not None:
-                out.extend(o.result.failures)
+                out.extend(o.named(line) for line in o.result.failures)
             out.extend(d.line() for d in o.deliveries if d.failed)
         return out
 
@@ -175,7 +185,7 @@ def run_all(
                 emitter.say(f"{key}: {note}")
         else:
             selection = replace(settings.selection, notices=())
-        outcome = RepoOutcome(key, selection.days)
+        outcome = RepoOutcome(key, selection.days, aliases=(registry.display_name(cfg),))
         result.outcomes.append(outcome)
         if not selection.days and not selection.latest:
             emitter.say(f"{key}: up to date")

@@ -213,8 +213,9 @@ def test_one_breaker_serves_every_repository_of_a_run(tmp_path: Path, dead_url: 
     assert sent == [one_repository, 0, 0]
     assert not result.ok
     assert len(result.failures) == 3
-    for line in result.failures:
-        assert line.startswith(f"LLM endpoint {dead_url} unavailable after 3 consecutive failures")
+    for name, line in zip(("alpha", "beta", "gamma"), result.failures, strict=True):
+        down = f"{name}: LLM endpoint {dead_url} unavailable after 3 consecutive failures"
+        assert line.startswith(down), "each repository's line names it"
         assert "4 commits keep their rules analysis" in line
     marker = "LLM unavailable (the endpoint could not be reached)"
     for outcome in result.outcomes:
