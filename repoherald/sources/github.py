@@ -389,6 +389,12 @@ class GitHubSource:
             blob = self._fetch_blob(oid)
         return blob if blob is not None and len(blob) <= max_bytes else None
 
+    def read_blobs(self, oids: Iterable[str], max_bytes: int) -> dict[str, bytes]:
+        """Fetched concurrently: the downstream check reads every package ``__init__.py``."""
+        wanted = list(dict.fromkeys(oids))
+        blobs = self._map(lambda oid: self.read_blob(oid, max_bytes), wanted)
+        return {oid: data for oid, data in zip(wanted, blobs, strict=True) if data is not None}
+
     # -- patch and pull request ------------------------------------------------
 
     def patch(self, commit: Commit) -> tuple[str, bool]:

@@ -93,3 +93,22 @@ def test_empty_files_are_read_without_a_request(mixed: GitFixture) -> None:
         core = (mixed.path / "pkg/core.py").read_bytes()
         assert source.read_blob(files["pkg/core.py"], 1000) == core
         assert len(server.requests) == before + 1
+
+
+def test_many_blobs_at_once_are_the_git_sources_blobs(mixed: GitFixture, by_git: Source) -> None:
+    sha = mixed.rev()
+    oids = [oid for path, oid in _listing(by_git, sha) if path.startswith("pkg/")]
+    absent = "0" * 39 + "1"
+    assert isinstance(by_git, TreeSource)
+    expected = by_git.read_blobs([*oids, absent], 1000)
+    large = {o for o in oids if int(mixed.git("cat-file", "-s", o)) > 1000}
+    assert large and set(expected) == set(oids) - large, "pkg/big.py is over the limit"
+    with FakeGitHub() as server, _open(server, mixed) as source:
+        assert isinstance(source, TreeSource)
+        _listing(source, sha)
+        server.clear()
+        assert source.read_blobs([*oids, absent, *oids], 1000) == expected
+        fetched = [r.path.rsplit("/", 1)[-1] for r in server.requests]
+        empty = {o for o in oids if expected.get(o) == b""}
+        assert empty and not empty & set(fetched), "empty files cost no request"
+        assert len(fetched) == len(set(fetched)), "each blob once"
