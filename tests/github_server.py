@@ -14,6 +14,9 @@ client reads, in GitHub's JSON shapes (see :mod:`tests.github_shapes`)::
     GET /repos/{o}/{n}/commits/{sha}/pulls      pull requests added with add_pull
     GET /repos/{o}/{n}/pulls/{number}           one pull request, with merged_by
     GET /repos/{o}/{n}/git/commits|trees|blobs/{sha}
+    GET /repos/{o}/{n}/git/trees/{sha}?recursive=1
+                                                every entry below, cut at ``tree_limit``
+                                                entries with ``"truncated": true``
 
 Like GitHub: every 200 has an ``ETag`` and ``If-None-Match`` gets ``304``;
 every answer has ``X-RateLimit-*`` headers, and only non-304 answers use up
@@ -161,6 +164,7 @@ class FakeGitHub:
         files_per_page: int = 300,
         files_limit: int = 3000,
         patch_limit: int = 50_000,
+        tree_limit: int = 100_000,
     ) -> None:
         self.latency = latency
         self.token = token
@@ -172,6 +176,7 @@ class FakeGitHub:
         self.files_per_page = files_per_page
         self.files_limit = files_limit
         self.patch_limit = patch_limit
+        self.tree_limit = tree_limit
         self._repos: dict[str, _Repo] = {}
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
@@ -411,8 +416,11 @@ class FakeGitHub:
             kind, sha = m.groups()
             if kind == "commits":
                 obj = g.git_commit_json(sha) if g.resolve(sha) == sha else None
+            elif kind == "trees":
+                deep = "recursive" in q  # any value recurses, as on GitHub
+                obj = g.tree_json(sha, recursive=deep, limit=self.tree_limit if deep else None)
             else:
-                obj = g.tree_json(sha) if kind == "trees" else g.blob_json(sha)
+                obj = g.blob_json(sha)
             if obj is None:
                 raise _gh_error(404, "Not Found")
             return obj, {}

@@ -13,7 +13,8 @@ the same repository, down to the quirks that matter to a client:
   ``"sha": null``; a removed file carries the removed blob's SHA;
 * dates are UTC with a ``Z``, messages lose their trailing newlines;
 * trees list one directory (``mode``, ``type``, ``sha``, ``size`` for blobs),
-  blobs are base64 with a newline every 60 characters.
+  or with ``recursive`` everything below it by full path, cut at a limit and
+  marked ``truncated`` like GitHub's; blobs are base64 with a newline every 60 characters.
 
 Objects are addressed by SHA, so everything read is cached. Nothing here
 imports repoherald.
@@ -175,8 +176,14 @@ class GitShapes:
             "message": c.message,
         }
 
-    def tree_json(self, sha: str) -> dict[str, Any] | None:
-        out = self.git("ls-tree", "-l", "-z", sha, check=False)
+    def tree_json(
+        self, sha: str, *, recursive: bool = False, limit: int | None = None
+    ) -> dict[str, Any] | None:
+        """One directory, or with ``recursive`` every entry below it (full paths, subtrees
+        included, as ``?recursive=1`` answers); more than ``limit`` entries are cut there
+        and marked ``truncated``, as GitHub does past 100,000 entries."""
+        deep = ("-r", "-t") if recursive else ()
+        out = self.git("ls-tree", "-l", "-z", *deep, sha, check=False)
         if not out and self.git("cat-file", "-t", sha, check=False).strip() != b"tree":
             return None
         entries = []
@@ -195,11 +202,12 @@ class GitShapes:
             if kind == "blob":
                 entry["size"] = int(size)
             entries.append(entry)
+        truncated = limit is not None and len(entries) > limit
         return {
             "sha": sha,
             "url": f"{self.base}/git/trees/{sha}",
-            "tree": entries,
-            "truncated": False,
+            "tree": entries[:limit] if truncated else entries,
+            "truncated": truncated,
         }
 
     def blob_json(self, sha: str) -> dict[str, Any] | None:

@@ -11,15 +11,25 @@ process (concurrent walkers wait for the same fetch instead of repeating it)
 and then served from the ETag cache without a request. Consecutive commits
 share most directories, so a day's walk costs about one tree per changed
 directory.
+
+A whole tree (:meth:`TreeReader.files`, for the downstream check) is one
+``?recursive=1`` request. GitHub cuts that answer past 100,000 entries or
+7 MB and says ``truncated``; a cut answer cannot tell which directories it
+finished, so the walk then lists that directory alone and asks again,
+recursively, for each subdirectory, until every answer is whole. The list
+is therefore always complete: a silently partial one would make the
+upstream's packages or re-exports look removed. It costs one request per
+directory on the way down to subtrees small enough to come whole.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from repoherald.github.client import GitHubClient, GitHubError
 
@@ -37,6 +47,26 @@ class TreeEntry:
 
 
 Listing = dict[str, TreeEntry]
+Walked = tuple[list[tuple[str, TreeEntry]], bool]
+"""Entries by path relative to the tree, and True when they are all of them (not cut)."""
+
+T = TypeVar("T")
+
+
+class Mapper(Protocol):
+    """Runs ``fn`` over ``keys`` (concurrently, in the source's pool) and returns the results."""
+
+    def __call__(self, fn: Callable[[str], T], keys: Iterable[str], /) -> list[T]: ...
+
+
+def _entry(e: dict[str, Any]) -> TreeEntry:
+    size = e.get("size")
+    return TreeEntry(
+        mode=str(e.get("mode", "")).rjust(6, "0"),
+        type=str(e.get("type", "")),
+        sha=str(e["sha"]),
+        size=int(size) if isinstance(size, int) else None,
+    )
 
 
 def _listing(data: Any) -> Listing:
@@ -44,13 +74,7 @@ def _listing(data: Any) -> Listing:
     for e in data.get("tree") or () if isinstance(data, dict) else ():
         if not isinstance(e, dict) or "path" not in e or "sha" not in e:
             continue
-        size = e.get("size")
-        out[str(e["path"])] = TreeEntry(
-            mode=str(e.get("mode", "")).rjust(6, "0"),
-            type=str(e.get("type", "")),
-            sha=str(e["sha"]),
-            size=int(size) if isinstance(size, int) else None,
-        )
+        out[str(e["path"])] = _entry(e)
     return out
 
 
@@ -104,3 +128,43 @@ class TreeReader:
                 return None
             tree = found.sha
         return None
+
+    def _whole(self, tree: str) -> Walked:
+        """Everything below ``tree`` in one request; when GitHub cut it, the directory alone."""
+        data = self._client.get(self._prefix + tree, {"recursive": "1"}, immutable=True)
+        if not isinstance(data, dict) or not isinstance(data.get("tree"), list):
+            raise GitHubError(
+                f"{self._client.repo}: GitHub's answer for tree {tree[:7]} has no `tree` list:"
+                " check [github] api_url"
+            )
+        if data.get("truncated"):
+            return list(self.listing(tree).items()), False
+        entries = [
+            (str(e["path"]), _entry(e))
+            for e in data["tree"]
+            if isinstance(e, dict) and "path" in e and "sha" in e
+        ]
+        return entries, True
+
+    def files(self, root: str, run: Mapper) -> list[tuple[str, TreeEntry]]:
+        """Every entry below ``root`` that is not a directory, by full path (unordered).
+
+        Directories whose answer was cut are walked level by level, each
+        level's requests through ``run`` at once; a subtree that occurs
+        at several paths (identical directories) is fetched once.
+        """
+        out: list[tuple[str, TreeEntry]] = []
+        frontier = [(root, "")]
+        while frontier:
+            shas = list(dict.fromkeys(sha for sha, _ in frontier))
+            answers = dict(zip(shas, run(self._whole, shas), strict=True))
+            deeper: list[tuple[str, str]] = []
+            for sha, prefix in frontier:
+                entries, whole = answers[sha]
+                for path, e in entries:
+                    if e.type != "tree":
+                        out.append((prefix + path, e))
+                    elif not whole:
+                        deeper.append((e.sha, f"{prefix}{path}/"))
+            frontier = deeper
+        return out

@@ -139,6 +139,11 @@ class _Attempt:
     usage: list[int] = field(default_factory=lambda: [0, 0])
 
 
+def endpoint_breaker(cfg: LlmSettings) -> CircuitBreaker:
+    """A circuit breaker for the endpoint ``cfg`` names (closed; the URL without credentials)."""
+    return CircuitBreaker(BREAKER_THRESHOLD, f"LLM endpoint {strip_userinfo(cfg.base_url)}")
+
+
 @dataclass(frozen=True)
 class LlmResult:
     """One job's outcome: the analysis to show, and whether the endpoint was unreachable.
@@ -156,17 +161,19 @@ class LlmAnalyser:
 
     One analyser serves a whole run: its meter, its counters and its circuit
     breaker span every day of the run, so a dead endpoint costs one day's
-    few attempts, not every day's.
+    few attempts, not every day's. ``breaker`` is given when the breaker must
+    outlive the analyser (``run`` over several repositories shares one, see
+    :func:`endpoint_breaker`); otherwise the analyser makes its own.
     """
 
-    def __init__(self, cfg: LlmSettings, lang: str) -> None:
+    def __init__(
+        self, cfg: LlmSettings, lang: str, *, breaker: CircuitBreaker | None = None
+    ) -> None:
         self.cfg = cfg
         self.lang = lang
         self.name = f"llm/{cfg.model}/{PROMPT_VERSION}/{lang}"
         self.meter = Meter(budget=cfg.token_budget)
-        self.breaker = CircuitBreaker(
-            BREAKER_THRESHOLD, f"LLM endpoint {strip_userinfo(cfg.base_url)}"
-        )
+        self.breaker = breaker if breaker is not None else endpoint_breaker(cfg)
         self.fallbacks = 0
         """Commits that kept their rule analysis because the model's failed, for any reason."""
         self.unavailable = 0

@@ -138,7 +138,7 @@ def prepare(
         for d in cfg.downstream:
             run.checkouts.append(_open_checkout(d, packages, store, run, events))
         indexes = [c.index for c in run.checkouts if c.index is not None]
-        if indexes and listing:
+        if indexes and listing and isinstance(source, TreeSource):
             run.aliases = upstream_aliases(source, listing, packages)
         run.interest = _union([i.interest(run.aliases) for i in indexes])
     return run
@@ -155,22 +155,20 @@ def _listing(source: Source, tip: str | None) -> list[tuple[str, str]] | None:
 
 
 def upstream_aliases(
-    source: Source, listing: list[tuple[str, str]], packages: tuple[str, ...]
+    source: TreeSource, listing: list[tuple[str, str]], packages: tuple[str, ...]
 ) -> dict[str, str]:
     """Re-exports in the upstream packages' ``__init__.py`` files at the branch tip.
 
     Taken once per run at the tip, not per day: the downstream checkout is
     indexed as it is now, so the re-exports it can import are today's.
     """
-    sources = []
+    inits = []
     for path, oid in listing:
         module = module_name(path) if path.endswith("__init__.py") else None
-        if module is None or module.partition(".")[0] not in packages:
-            continue
-        data = source.read_blob(oid, MAX_BYTES)
-        if data is not None:
-            sources.append((path, data))
-    return reexports(sources)
+        if module is not None and module.partition(".")[0] in packages:
+            inits.append((path, oid))
+    blobs = source.read_blobs((oid for _, oid in inits), MAX_BYTES)
+    return reexports((path, blobs[oid]) for path, oid in inits if oid in blobs)
 
 
 def _open_checkout(

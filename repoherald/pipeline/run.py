@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 from repoherald import __version__
 from repoherald.analysis.rules import RuleAnalyser
+from repoherald.breaker import CircuitBreaker
 from repoherald.config import RepoConfig, Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
@@ -90,6 +91,8 @@ class RunResult:
     """Prompt and completion tokens this run spent (cached analyses cost nothing)."""
     llm_fallbacks: int = 0
     """Commits sent to the LLM that kept their rules analysis (failed, unreachable, no budget)."""
+    names: tuple[str, ...] = ()
+    """The repositories' names as the failure lines spell them."""
 
     @property
     def ok(self) -> bool:
@@ -112,6 +115,7 @@ def run(
     command: str = "report",
     use_cache: bool = True,
     rebuild: bool = False,
+    llm_breaker: CircuitBreaker | None = None,
 ) -> RunResult:
     """Produce (and write) the reports asked for by ``settings``.
 
@@ -119,6 +123,9 @@ def run(
     stage start/end with timings, LLM progress and one-line messages.
     ``use_cache=False`` analyses everything again (and refreshes the cache);
     ``rebuild`` first moves the store aside (see :meth:`Store.open`).
+    ``llm_breaker`` is the LLM endpoint's circuit breaker when the caller runs
+    several reports against it (an open one sends the LLM nothing); by
+    default the run has its own.
     """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
     for notice in settings.selection.notices:
@@ -131,7 +138,7 @@ def run(
     ) as store:
         run_id = store.start_run(command)
         try:
-            result = _run(settings, store, emitter)
+            result = _run(settings, store, emitter, llm_breaker)
         except BaseException as exc:
             # Record why in the run log, then let the CLI report it.
             store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
@@ -185,7 +192,9 @@ def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> Re
         raise
 
 
-def _run(settings: Settings, store: Store, events: Emitter) -> RunResult:
+def _run(
+    settings: Settings, store: Store, events: Emitter, llm_breaker: CircuitBreaker | None
+) -> RunResult:
     days = list(settings.selection.days) if not settings.selection.latest else None
     states: list[RepoRun] = []
     failures: list[str] = []
@@ -208,7 +217,7 @@ def _run(settings: Settings, store: Store, events: Emitter) -> RunResult:
         if days is None:
             active = [d for st in states for d in st.by_day]
             days = [max(active)] if active else [datetime.now(settings.tz).date() - timedelta(1)]
-        return _report_days(settings, store, states, days, failures, events)
+        return _report_days(settings, store, states, days, failures, events, llm_breaker)
     finally:
         for st in states:
             if st.source is not None:
@@ -306,10 +315,11 @@ def _report_days(
     report_days: list[date],
     failures: list[str],
     events: Emitter,
+    llm_breaker: CircuitBreaker | None,
 ) -> RunResult:
     """Analyse, render and write one day at a time, so memory does not grow with days."""
     rules = RuleAnalyser()
-    llm = LlmAnalyser(settings.llm, settings.lang) if settings.llm else None
+    llm = LlmAnalyser(settings.llm, settings.lang, breaker=llm_breaker) if settings.llm else None
     now = datetime.now(UTC)
     name = _report_name(settings, states)
     archive = publishers.create(
@@ -396,4 +406,5 @@ def _report_days(
         llm_requests=llm.meter.requests if llm else 0,
         llm_tokens=(llm.meter.prompt_tokens, llm.meter.completion_tokens) if llm else (0, 0),
         llm_fallbacks=llm.fallbacks if llm else 0,
+        names=tuple(st.name for st in states),
     )

@@ -2,7 +2,9 @@
 
 This is the scheduled entry point. Each repository is run on its own (its
 own time zone and language, its own failure), so one broken repository
-never costs the others their reports; the outcome names each failure.
+never costs the others their reports; the outcome names each failure. What
+they share is the LLM endpoint's circuit breaker: a dead endpoint is found
+out once per run, not once per repository.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from repoherald.config import DaySelection, RepoConfig, Settings
 from repoherald.errors import RepoheraldError, UsageError
+from repoherald.llm.analyser import endpoint_breaker
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.run import RunResult, run
 from repoherald.publish.archive import safe_component
@@ -53,6 +56,16 @@ class RepoOutcome:
     error: str | None = None
     deliveries: list[Outcome] = field(default_factory=list)
     """What each ``[[publish]]`` target did with this repository's days."""
+    aliases: tuple[str, ...] = ()
+    """Other names of the repository (``owner/name``, the configured ``name``)."""
+
+    def named(self, line: str) -> str:
+        """``line`` naming the repository once: as it is, when it starts with one of its
+        names (sources put the name in their errors), else after ``name: ``."""
+        names = (self.name, *self.aliases, *(self.result.names if self.result else ()))
+        if any(line.startswith((f"{n}: ", f"{n} ")) for n in names if n):
+            return line
+        return f"{self.name}: {line}"
 
     @property
     def ok(self) -> bool:
@@ -75,9 +88,9 @@ class ServiceResult:
         out: list[str] = []
         for o in self.outcomes:
             if o.error:
-                out.append(f"{o.name}: {o.error}")
+                out.append(o.named(o.error))
             elif o.result is not None:
-                out.extend(o.result.failures)
+                out.extend(o.named(line) for line in o.result.failures)
             out.extend(d.line() for d in o.deliveries if d.failed)
         return out
 
@@ -158,6 +171,9 @@ def run_all(
     sinks = events if isinstance(events, tuple) else (events,)
     emitter = Emitter(sinks)
     result = ServiceResult()
+    # One breaker for the whole run: once the endpoint is found dead, the
+    # repositories after it skip the LLM instead of each paying the attempts.
+    breaker = endpoint_breaker(settings.llm) if settings.llm else None
     if rebuild:
         Store.open(settings.db_path, rebuild=True).close()
     for cfg in select_repos(settings.repos, only, shard):
@@ -169,14 +185,17 @@ def run_all(
                 emitter.say(f"{key}: {note}")
         else:
             selection = replace(settings.selection, notices=())
-        outcome = RepoOutcome(key, selection.days)
+        outcome = RepoOutcome(key, selection.days, aliases=(registry.display_name(cfg),))
         result.outcomes.append(outcome)
         if not selection.days and not selection.latest:
             emitter.say(f"{key}: up to date")
         else:
             try:
                 outcome.result = run(
-                    replace(repo_settings, selection=selection), events=sinks, use_cache=use_cache
+                    replace(repo_settings, selection=selection),
+                    events=sinks,
+                    use_cache=use_cache,
+                    llm_breaker=breaker,
                 )
             except RepoheraldError as exc:
                 outcome.error = str(exc)

@@ -116,3 +116,8 @@ class TreeSource(Protocol):
     def list_files(self, sha: str) -> list[tuple[str, str]]:
         """``(path, blob id)`` of every regular file in the commit's tree, in path order."""
         ...
+
+    def read_blobs(self, oids: Iterable[str], max_bytes: int) -> dict[str, bytes]:
+        """Many blobs at once (an HTTP backend fetches them concurrently): those that are
+        present and at most ``max_bytes`` long, by id."""
+        ...

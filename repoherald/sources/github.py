@@ -18,6 +18,10 @@
   dependency facts read. They are fetched concurrently with the files of the
   day; anything else the facts ask for is read on demand.
 * **Pull requests.** ``/commits/{sha}/pulls``, then ``/pulls/{n}``.
+* **Whole tree** (:class:`~repoherald.sources.base.TreeSource`, for the
+  downstream check): ``/git/trees/{tree}?recursive=1``, walked further down
+  when GitHub cuts the answer, so the list is always complete; the sizes it
+  carries spare the requests for empty ``__init__.py`` files.
 
 Everything a day needs is fetched with up to ``[github] concurrency``
 requests in flight, through the client's ETag cache.
@@ -313,6 +317,31 @@ class GitHubSource:
                         self._prefetch(oid)
         return changes
 
+    # -- the whole tree ----------------------------------------------------------
+
+    def list_files(self, sha: str) -> list[tuple[str, str]]:
+        """Every regular file of the commit's tree, as ``git ls-tree -r`` lists them.
+
+        Symlinks and submodules are left out, like the git source does; the
+        order is git's (byte order of the full paths).
+        """
+        try:
+            root = self._tree_of(sha)
+        except parse.ShapeError as exc:
+            raise self._shape(f"commit {sha[:7]}", exc) from None
+        files: list[tuple[str, str]] = []
+        with_sizes = [
+            (path, e) for path, e in self._trees.files(root, self._map) if e.type == "blob"
+        ]
+        with self._lock:
+            for path, e in with_sizes:
+                if e.size is not None:
+                    self._sizes[e.sha] = e.size
+                if e.mode != "120000":
+                    files.append((path, e.sha))
+        files.sort(key=lambda f: f[0].encode("utf-8", "surrogateescape"))
+        return files
+
     # -- blobs -------------------------------------------------------------------
 
     def _fetch_blob(self, oid: str) -> bytes | None:
@@ -352,11 +381,19 @@ class GitHubSource:
     def read_blob(self, oid: str, max_bytes: int) -> bytes | None:
         if not oid or self._sizes.get(oid, 0) > max_bytes:
             return None
+        if self._sizes.get(oid) == 0:
+            return b""  # an empty file (most __init__.py): nothing to ask GitHub for
         with self._lock:
             blob = self._blobs.get(oid)
         if blob is None:
             blob = self._fetch_blob(oid)
         return blob if blob is not None and len(blob) <= max_bytes else None
+
+    def read_blobs(self, oids: Iterable[str], max_bytes: int) -> dict[str, bytes]:
+        """Fetched concurrently: the downstream check reads every package ``__init__.py``."""
+        wanted = list(dict.fromkeys(oids))
+        blobs = self._map(lambda oid: self.read_blob(oid, max_bytes), wanted)
+        return {oid: data for oid, data in zip(wanted, blobs, strict=True) if data is not None}
 
     # -- patch and pull request ------------------------------------------------
 

@@ -21,7 +21,8 @@ def test_run_reports_github_and_git_repositories_and_names_the_one_that_failed(
         '[github]\napi_url = "{api}"\n\n'
         '[[repos]]\nsource = "github:acme/widget"\nname = "widget"\n\n'
         '[[repos]]\nsource = "alpha"\nlang = "en"\n\n'
-        '[[repos]]\nsource = "github:acme/ghost"\nname = "ghost"\n',
+        '[[repos]]\nsource = "github:acme/ghost"\nname = "ghost"\n\n'
+        '[[repos]]\nsource = "github:acme/spook"\n',
         encoding="utf-8",
     )
     with FakeGitHub() as gh:
@@ -36,6 +37,11 @@ def test_run_reports_github_and_git_repositories_and_names_the_one_that_failed(
     assert len(got["repos"][0]["commits"]) == 10
     assert (tmp_path / f"reports/{year}/alpha/{DAY}.en.md").is_file()  # lang = "en"
     failed = [ln for ln in proc.stderr.splitlines() if "failed:" in ln]
-    (line,) = failed
-    assert "ghost" in line and "not found on GitHub (HTTP 404" in line
+    # Each line names its repository once: as configured, else as owner/name.
+    fix = "check owner/name, or set $GITHUB_TOKEN to a token that can see it"
+    assert failed == [
+        f"repoherald: failed: {name}: not found on GitHub (HTTP 404 for /repos/{path}): {fix}"
+        for name, path in (("ghost", "acme/ghost"), ("acme/spook", "acme/spook"))
+    ]
+    assert "4 repositories: 2 report(s)" in proc.stderr
     assert "60 requests/hour" in proc.stderr  # the one warning about anonymous access

@@ -111,4 +111,7 @@ def test_library_run_all_contains_failures(workspace: Path) -> None:
     result = run_all(settings, catch_up=True)
     assert [o.name for o in result.outcomes] == ["alpha", "beta", "ghost"]
     assert not result.ok
-    assert any(f.startswith("ghost:") for f in result.failures)
+    missing = workspace / "missing-dir"
+    assert result.failures == [
+        f"ghost: repository path {missing} does not exist: check the repository's source setting"
+    ]

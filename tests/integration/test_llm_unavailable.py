@@ -22,6 +22,7 @@ import pytest
 from repoherald.config import build_settings
 from repoherald.llm.analyser import BREAKER_THRESHOLD
 from repoherald.pipeline import run
+from repoherald.pipeline.service import ServiceResult, run_all
 from tests.gitfixture import GitFixture
 from tests.integration.test_llm import good
 from tests.llm_server import FakeLLM
@@ -176,3 +177,52 @@ def test_a_working_endpoint_after_a_dead_one_is_not_affected(
     assert second.ok and second.llm_fallbacks == 0
     md = next(p for p in second.written if p.suffix == ".md").read_text(encoding="utf-8")
     assert "rules + model" in md and "no model analysis" not in md
+
+
+def _three_repos(tmp_path: Path, url: str) -> Path:
+    """A config with three repositories of 4 commits each and a one-at-a-time LLM at ``url``."""
+    entries = []
+    for name in ("alpha", "beta", "gamma"):
+        repo = GitFixture.init(tmp_path / name)
+        build_day(repo, DAY, 4)
+        entries.append(f'[[repos]]\nsource = "{repo.path}"\nname = "{name}"\n')
+    config = tmp_path / "repoherald.toml"
+    config.write_text(
+        f'[report]\ntz = "UTC"\nlang = "en"\nout = "out"\n\n[llm]\nbase_url = "{url}"\n'
+        'model = "m"\nmax_retries = 0\nconcurrency = 1\n\n' + "\n".join(entries),
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_one_breaker_serves_every_repository_of_a_run(tmp_path: Path, dead_url: str) -> None:
+    """The first repository finds the endpoint dead; the two after it do not try it again."""
+    config = _three_repos(tmp_path, dead_url)
+
+    def run_repos(home: str, *only: str) -> ServiceResult:
+        settings = build_settings(config=str(config), day=DAY, home=str(tmp_path / home))
+        return run_all(settings, catch_up=False, only=only)
+
+    (alone,) = run_repos("home-alone", "alpha").outcomes
+    assert alone.result is not None
+    one_repository = alone.result.llm_requests
+    assert one_repository == BREAKER_THRESHOLD
+
+    result = run_repos("home-all")
+    sent = [o.result.llm_requests for o in result.outcomes if o.result is not None]
+    assert sent == [one_repository, 0, 0]
+    assert not result.ok
+    assert len(result.failures) == 3
+    for name, line in zip(("alpha", "beta", "gamma"), result.failures, strict=True):
+        down = f"{name}: LLM endpoint {dead_url} unavailable after 3 consecutive failures"
+        assert line.startswith(down), "each repository's line names it"
+        assert "4 commits keep their rules analysis" in line
+    marker = "LLM unavailable (the endpoint could not be reached)"
+    for outcome in result.outcomes:
+        assert outcome.result is not None
+        md = next(p for p in outcome.result.written if p.suffix == ".md")
+        text = md.read_text(encoding="utf-8")
+        assert text.count(f"⚠️ {marker}; the rule analysis is shown instead.") == 4, outcome.name
+        assert "4 commits have no model analysis" in text
+        commits = json.loads(md.with_suffix(".json").read_text("utf-8"))["repos"][0]["commits"]
+        assert [c["analysis"]["llm_error"] for c in commits] == [marker] * 4

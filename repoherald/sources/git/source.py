@@ -165,6 +165,11 @@ class GitSource:
                 files.append((path, parts[2]))
         return files
 
+    def read_blobs(self, oids: Iterable[str], max_bytes: int) -> dict[str, bytes]:
+        """One after another: ``cat-file --batch`` answers them on one pipe anyway."""
+        blobs = {oid: self._repo.read_blob(oid, max_bytes) for oid in dict.fromkeys(oids)}
+        return {oid: data for oid, data in blobs.items() if data is not None}
+
     def close(self) -> None:
         if self._pulls is not None:
             self._pulls.close()
