@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,11 @@ from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.store.db import Store
+from tests.gitfixture import GitFixture, run_repoherald
 from tests.github_server import FakeGitHub
 from tests.integration.test_webhook_delivery import _big_report
 from tests.markdown_links import heading_ids_and_links
+from tests.webhook_server import webhook_server
 
 TOKEN = "ghp_issueTokenThatMustNeverLeak1234"
 REPO = "acme/reports"
@@ -233,3 +236,67 @@ def test_options_are_checked_when_the_config_is_read(monkeypatch: pytest.MonkeyP
     target = registry.create({"type": "github_issue", "repo": REPO}, inherited=inherited)
     options: Any = target.publisher.options  # type: ignore[attr-defined]
     assert options.api_url == inherited["api_url"] and options.token_env == "GITHUB_TOKEN_FOR_TEST"
+
+
+def test_run_opens_the_issue_a_failure_stays_contained_and_is_retried(
+    tmp_path: Path, fake: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fx = GitFixture.init(tmp_path / "alpha")
+    fx.write("mod.py", "def f():\n    return 1\n")
+    yesterday = datetime.now(UTC).date() - timedelta(days=1)
+    when = datetime.combine(yesterday, datetime.min.time(), UTC) + timedelta(hours=12)
+    fx.commit("Fix a crash in the scheduler <!-- repoherald:v1 repo=alpha -->", when=when)
+    (tmp_path / "repoherald.toml").write_text(
+        f'[report]\ntz = "UTC"\n\n[github]\napi_url = "{fake.api_url}"\n'
+        'token_env = "GH_ISSUE_TOKEN"\n\n[[repos]]\nsource = "alpha"\n\n'
+        f'[[publish]]\ntype = "github_issue"\nrepo = "{REPO}"\nlabels = ["daily"]\n'
+        "close_previous = true\n\n"
+        '[[publish]]\ntype = "webhook"\nname = "hook"\nkind = "json"\nurl_env = "HOOK_URL"\n'
+        'secret_env = "HOOK_SECRET"\nretry_delay = 0\n',
+        encoding="utf-8",
+    )
+    fake.issues.add_repo(REPO, read_only=True)  # the token may not write issues yet
+    with webhook_server("hook-secret") as hook:
+        monkeypatch.setenv("HOOK_URL", f"{hook.url}/json/x")
+        monkeypatch.setenv("HOOK_SECRET", "hook-secret")
+
+        def run(*args: str) -> tuple[int, str]:
+            proc = run_repoherald(*args, "--home", str(tmp_path / "home"), cwd=tmp_path)
+            return proc.returncode, proc.stdout + proc.stderr
+
+        code, out = run("run")
+        assert code == 1, out
+        assert f"github_issue {REPO}" in out and "HTTP 403" in out
+        assert len(hook.accepted("json")) == 1  # the other target got its delivery
+        dump = "\n".join(sqlite3.connect(tmp_path / "home" / "repoherald.db").iterdump())
+        archive = "".join(p.read_text() for p in (tmp_path / "reports").rglob("*.*"))
+        for text in (out, dump, archive):
+            assert TOKEN not in text
+
+        fake.issues.add_repo(REPO)  # access granted: the next run retries only the issue
+        code, out = run("run")
+        assert code == 0, out
+        [issue] = fake.issues.issues(REPO)
+        assert issue["title"] == f"repoherald alpha {yesterday.isoformat()}"
+        assert "Fix a crash in the scheduler" in issue["body"]
+        assert len(hook.accepted("json")) == 1 and TOKEN not in out
+
+        fake.clear()
+        code, out = run("publish", "--date", "yesterday")
+        assert code == 0 and "unchanged" in out, out
+        assert [r for r in fake.requests if r.method != "GET"] == []
+        assert len(fake.issues.issues(REPO)) == 1
+
+
+def test_writes_are_retried_through_5xx_and_secondary_limits(
+    fake: FakeGitHub, memory_store: Store
+) -> None:
+    fake.fault(r"/issues$", "status", status=502)
+    fake.fault(r"/comments$", "secondary", retry_after=0)
+    fake.fault(r"/issues/1$", "secondary429", retry_after=0)
+    assert _send(memory_store, _target(fake), _item(220)) == "sent"
+    writes = [(r.method, r.path.rsplit("/", 1)[-1], r.status) for r in fake.requests]
+    assert ("POST", "issues", 502) in writes and ("POST", "comments", 403) in writes
+    assert ("PATCH", "1", 429) in writes
+    [issue] = fake.issues.issues(REPO)
+    assert len(issue["_comments"]) >= 2 and "#issuecomment-" in issue["body"]
