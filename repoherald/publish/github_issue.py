@@ -53,7 +53,7 @@ class GitHubIssueOptions(PublisherOptions):
         pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$",
         description="owner/name of the repository the issues are opened in.",
     )
-    labels: tuple[str, ...] = Field(default=(), description="Labels of every issue.")
+    labels: list[str] = Field(default_factory=list, description="Labels of every issue.")
     title: str = Field(
         default="repoherald {name} {date}",
         min_length=1,
@@ -73,7 +73,7 @@ class GitHubIssueOptions(PublisherOptions):
 
     @field_validator("labels")
     @classmethod
-    def _labels(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+    def _labels(cls, value: list[str]) -> list[str]:
         for label in value:
             if not label.strip() or len(label) > 50 or "," in label:
                 raise ValueError(f"label {label!r} must be 1-50 characters without commas")
