@@ -14,6 +14,10 @@ deletes comments as the cut changes. The issue is opened first, then the
 comments are posted, then links to headings that landed in comments are
 pointed at those comments' URLs (only what changed is patched).
 
+Links to github.com pull requests go through GitHub's redirect host, so the
+daily issue does not leave a "mentioned this" event on every upstream pull
+request it lists (:mod:`repoherald.publish.issue_text`).
+
 The token comes from the variable ``token_env`` names (``[github]``'s by
 default) and goes only into the ``Authorization`` header.
 """
@@ -22,11 +26,9 @@ from __future__ import annotations
 
 import builtins
 import json
-import re
 import string
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any, ClassVar
-from urllib.parse import quote, unquote
 
 from pydantic import Field, field_validator
 
@@ -36,12 +38,12 @@ from repoherald.github.connect import open_client
 from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status
 from repoherald.publish.issue_api import Issue, IssueApi
 from repoherald.publish.issue_split import LIMIT, MARGIN, Part, link_parts, size, split_report
+from repoherald.publish.issue_text import marker, no_backlinks, read_marker
 from repoherald.redact import secret_env
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 TITLE_FIELDS = frozenset({"name", "date", "lang"})
 MAX_TITLE = 256
-_MARKER = re.compile(r"\A<!-- repoherald:v1 repo=(\S+) day=(\d{4}-\d{2}-\d{2})(?: part=(\d+))? -->")
 _COMMENT_LINK = len("#issuecomment-") + 20
 """A comment URL is the issue's URL plus this much at most (ids are 64-bit)."""
 
@@ -99,24 +101,6 @@ class GitHubIssueOptions(PublisherOptions):
         except ValueError as exc:
             raise ValueError(f"title {value!r} is not a valid template: {exc}") from None
         return value
-
-
-def marker(name: str, day: date, part: int | None = None) -> str:
-    """The hidden first line of the issue body (``part`` None) or of comment ``part``."""
-    tail = f" part={part}" if part is not None else ""
-    return f"<!-- repoherald:v1 repo={quote(name, safe='')} day={day.isoformat()}{tail} -->\n"
-
-
-def read_marker(body: Any) -> tuple[str, date, int | None] | None:
-    """(name, day, part) of a body that starts with a marker; None otherwise."""
-    m = _MARKER.match(body) if isinstance(body, str) else None
-    if m is None:
-        return None
-    try:
-        day = date.fromisoformat(m.group(2))
-    except ValueError:
-        return None
-    return unquote(m.group(1)), day, int(m.group(3)) if m.group(3) else None
 
 
 class GitHubIssuePublisher:
@@ -215,7 +199,7 @@ class GitHubIssuePublisher:
 
     def _split(self, item: Publication, link: int) -> list[Part]:
         budget = LIMIT - MARGIN - size(marker(item.name, item.day, 10**6))
-        return split_report(item.markdown, budget, link, item.lang)
+        return split_report(no_backlinks(item.markdown), budget, link, item.lang)
 
     def _existing(self, api: IssueApi, item: Publication) -> Issue | None:
         """The day's issue: by the ledger's number, else by its marker among recent issues."""

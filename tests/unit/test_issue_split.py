@@ -6,8 +6,8 @@ import re
 from datetime import date
 
 from repoherald.i18n import t
-from repoherald.publish.github_issue import marker, read_marker
 from repoherald.publish.issue_split import link_parts, size, split_report
+from repoherald.publish.issue_text import marker, no_backlinks, read_marker
 
 NOTE = "\n\n" + t("en", "issue.continued") + "\n"
 
@@ -85,3 +85,14 @@ def test_the_marker_counts_only_at_the_very_start() -> None:
     assert read_marker(marker("app", date(2026, 4, 1), 3)) == ("app", date(2026, 4, 1), 3)
     assert read_marker(head.replace("2026-04-01", "2026-13-01")) is None
     assert marker("a b-->", date(2026, 4, 1)).count("-->") == 1
+
+
+def test_links_to_upstream_pull_requests_leave_no_mention_on_them() -> None:
+    md = (
+        "[PR #12](https://github.com/o/n/pull/12) [c](https://github.com/o/n/commit/abc)"
+        " [i](https://github.com/o/n/issues/3) [e](https://ghe.example.com/o/n/pull/1)"
+    )
+    assert no_backlinks(md) == (
+        "[PR #12](https://redirect.github.com/o/n/pull/12) [c](https://github.com/o/n/commit/abc)"
+        " [i](https://redirect.github.com/o/n/issues/3) [e](https://ghe.example.com/o/n/pull/1)"
+    )
