@@ -662,6 +662,7 @@ def build_settings(
         )
     )  # fmt: skip
 
+    github = _github_settings(file_cfg.github)
     return Settings(
         llm=llm,
         repos=repo_cfgs,
@@ -674,16 +675,24 @@ def build_settings(
         path_template=template,
         debug=debug,
         max_catch_up_days=file_cfg.run.max_catch_up_days,
-        github=_github_settings(file_cfg.github),
+        github=github,
         repos_from_config=not repos,
-        publish=publish_targets(file_cfg.publish),
+        publish=publish_targets(file_cfg.publish, github),
     )
 
 
-def publish_targets(tables: list[_PublishFile]) -> tuple[NamedTarget, ...]:
-    """Validate each ``[[publish]]`` table with its publisher's Options; names must be unique."""
+def publish_targets(
+    tables: list[_PublishFile], github: GitHubSettings | None = None
+) -> tuple[NamedTarget, ...]:
+    """Validate each ``[[publish]]`` table with its publisher's Options; names must be unique.
+
+    A publisher whose Options have ``api_url`` or ``token_env`` (``github_issue``)
+    gets the ``[github]`` values for them unless its own table sets them.
+    """
     from repoherald.publish.registry import create
 
+    gh = github or GitHubSettings()
+    inherited = {"api_url": gh.api_url, "token_env": gh.token_env}
     out: list[NamedTarget] = []
     for i, table in enumerate(tables):
         data = table.model_dump(exclude_none=True)
@@ -697,7 +706,7 @@ def publish_targets(tables: list[_PublishFile]) -> tuple[NamedTarget, ...]:
             raise ConfigError(f"publish.{i}: name {name!r} must be letters, digits, . _ -")
         if any(t.name == name for t in out):
             raise ConfigError(f"publish.{i}: two targets are named {name!r}: give each a `name`")
-        out.append(NamedTarget(name, create(data, where=f"publish.{i}")))
+        out.append(NamedTarget(name, create(data, where=f"publish.{i}", inherited=inherited)))
     return tuple(out)
 
 

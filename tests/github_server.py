@@ -18,6 +18,10 @@ client reads, in GitHub's JSON shapes (see :mod:`tests.github_shapes`)::
                                                 every entry below, cut at ``tree_limit``
                                                 entries with ``"truncated": true``
 
+and, for repositories added with ``fake.issues.add_repo``, the issue and
+comment endpoints of :mod:`tests.github_issues` (``POST``, ``PATCH``,
+``DELETE`` too), plus ``GET /user``.
+
 Like GitHub: every 200 has an ``ETag`` and ``If-None-Match`` gets ``304``;
 every answer has ``X-RateLimit-*`` headers, and only non-304 answers use up
 ``rate_limit`` (then 403 with ``remaining: 0`` until ``rate_reset``). With
@@ -53,6 +57,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from tests.github_issues import IssueReply, IssueTracker
 from tests.github_shapes import GitShapes
 
 __all__ = ["FakeGitHub", "Fault", "Recorded"]
@@ -74,6 +79,9 @@ class Recorded:
     status: int
     if_none_match: str | None
     authorization: str | None
+    method: str = "GET"
+    body: Any = None
+    """The JSON a write sent."""
 
 
 @dataclass
@@ -133,6 +141,8 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             fake._leave()
 
+    do_POST = do_PATCH = do_DELETE = do_GET
+
     def send(self, status: int, body: bytes, headers: dict[str, str], *, cut: bool = False) -> None:
         self.send_response(status)
         for name, value in headers.items():
@@ -183,6 +193,9 @@ class FakeGitHub:
         self._recorded: list[Recorded] = []
         self._in_flight = 0
         self.max_in_flight = 0
+        self.issues = IssueTracker(
+            lambda: self.api_url, lambda: f"http://127.0.0.1:{self.port}/web"
+        )
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.fake = self
         self.port: int = self._httpd.server_address[1]
@@ -295,13 +308,20 @@ class FakeGitHub:
     def _handle(self, h: _Handler) -> None:
         auth = h.headers.get("Authorization")
         inm = h.headers.get("If-None-Match")
-        status, body, headers, cut = self._answer(h.path, auth, inm)
+        method = h.command
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        try:
+            sent = json.loads(raw) if raw else None
+        except ValueError:
+            sent = raw.decode("utf-8", "replace")
+        status, body, headers, cut = self._answer(h.path, auth, inm, method, sent)
         with self._lock:
-            self._recorded.append(Recorded(h.path, status, inm, auth))
+            self._recorded.append(Recorded(h.path, status, inm, auth, method, sent))
         h.send(status, body, headers, cut=cut)
 
     def _answer(
-        self, target: str, auth: str | None, inm: str | None
+        self, target: str, auth: str | None, inm: str | None, method: str = "GET", sent: Any = None
     ) -> tuple[int, bytes, dict[str, str], bool]:
         with self._lock:
             if time.time() >= self.rate_reset:
@@ -314,7 +334,9 @@ class FakeGitHub:
                     return reply
             if self.remaining <= 0:
                 raise _gh_error(403, "API rate limit exceeded for 127.0.0.1.")
-            obj, extra = self._route(target, auth)
+            obj, extra = self._route(target, auth, method, sent)
+        except IssueReply as r:
+            return self._finish(r.status, r.body, {}, inm)
         except _Reply as r:
             return self._finish(r.status, r.body, r.headers, inm)
         if fault is not None and fault.kind == "loop":
@@ -324,7 +346,7 @@ class FakeGitHub:
     def _finish(
         self, status: int, obj: Any, headers: dict[str, str], inm: str | None
     ) -> tuple[int, bytes, dict[str, str], bool]:
-        body = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        body = b"" if status == 204 else json.dumps(obj, ensure_ascii=False).encode("utf-8")
         etag = 'W/"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         if status == 200 and inm == etag:
             return 304, b"", {**self._rate_headers(), "ETag": etag}, False  # free, as on GitHub
@@ -362,7 +384,9 @@ class FakeGitHub:
 
     # -- routes ----------------------------------------------------------------------
 
-    def _route(self, target: str, auth: str | None) -> tuple[Any, dict[str, str]]:
+    def _route(
+        self, target: str, auth: str | None, method: str = "GET", sent: Any = None
+    ) -> tuple[Any, dict[str, str]]:
         parts = urlsplit(target)
         path = parts.path
         if self.prefix:
@@ -373,7 +397,14 @@ class FakeGitHub:
         authed = self.token is None or auth in (f"Bearer {self.token}", f"token {self.token}")
         if auth is not None and not authed:
             raise _gh_error(401, "Bad credentials")
+        if path == "/user":
+            return self.issues.user(auth is not None), {}
         m = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
+        if m and self.issues.has(m.group(1)) and (m.group(2) or "").startswith("/issues"):
+            got = self.issues.route(method, m.group(1), m.group(2), query, sent, auth is not None)
+            return self._paged(got, query, target) if isinstance(got, list) else (got, {})
+        if method != "GET":
+            raise _gh_error(404, "Not Found")
         repo = self._repos.get(m.group(1).lower()) if m else None
         if m is None or repo is None or (repo.private and (auth is None or not authed)):
             raise _gh_error(404, "Not Found")
@@ -425,6 +456,14 @@ class FakeGitHub:
                 raise _gh_error(404, "Not Found")
             return obj, {}
         raise _gh_error(404, "Not Found")
+
+    def _paged(
+        self, items: list[Any], q: dict[str, str], target: str
+    ) -> tuple[list[Any], dict[str, str]]:
+        per_page = min(int(q.get("per_page", "30")), self.per_page_cap)
+        page = int(q.get("page", "1"))
+        last = max(1, -(-len(items) // per_page))
+        return items[(page - 1) * per_page : page * per_page], self._link(target, page, last)
 
     def _link(self, target: str, page: int, last: int) -> dict[str, str]:
         parts = urlsplit(target)

@@ -48,11 +48,16 @@ _NEXT = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
 
 
 class GitHubError(SourceError):
-    """A request failed for good; ``status`` is the HTTP status when there was one."""
+    """A request failed for good; ``status`` is the HTTP status when there was one.
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    ``detail`` is GitHub's own short ``message`` (empty when there was none), so a
+    caller that words its own error (a publisher) can still quote GitHub.
+    """
+
+    def __init__(self, message: str, status: int | None = None, detail: str = "") -> None:
         super().__init__(message)
         self.status = status
+        self.detail = detail
 
 
 @dataclass
@@ -189,6 +194,22 @@ class GitHubClient:
             store.put(url, etag, response.content, link)
         return data, self._checked_next(link, url)
 
+    def send(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """One write (``POST``, ``PATCH``, ``DELETE``) with a JSON body; its JSON answer or None.
+
+        Writes are never cached and never conditional. They are retried like
+        reads on 5xx, dropped connections and rate limits (GitHub asks for
+        exactly that), so a caller that must not write twice checks first.
+        A 4xx raises :class:`GitHubError` carrying the status and GitHub's message.
+        """
+        url = self._url(path, None)
+        response = self._request(url, None, method=method, body=body)
+        if response.status_code >= 400:
+            raise self.error_for(response, url)
+        if response.status_code == 204 or not response.content:
+            return None
+        return self._decode(response.content, url)
+
     def pages(
         self, path: str, params: dict[str, str] | None = None, *, max_pages: int = 1000
     ) -> Iterator[Any]:
@@ -221,17 +242,27 @@ class GitHubClient:
             url = url.copy_merge_params(params)
         return str(url)
 
-    def _request(self, url: str, etag: str | None) -> httpx.Response:
+    def _request(
+        self,
+        url: str,
+        etag: str | None,
+        *,
+        method: str = "GET",
+        body: dict[str, Any] | None = None,
+    ) -> httpx.Response:
         failures = 0
         waits = 0
         headers = {"If-None-Match": etag} if etag else {}
+        content = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        if content is not None:
+            headers["Content-Type"] = "application/json; charset=utf-8"
         while True:
             self._wait_for_pause()
             try:
                 with self._slots:
                     with self._lock:
                         self.stats.requests += 1
-                    response = self._http.get(url, headers=headers)
+                    response = self._http.request(method, url, headers=headers, content=content)
             except httpx.TransportError as exc:
                 failures += 1
                 if failures > self._max_retries:
@@ -370,7 +401,7 @@ class GitHubClient:
             text = f"GitHub could not process {where} (HTTP 422: {msg}): check the branch name"
         else:
             text = f"GitHub answered HTTP {status} for {where}: {msg}"
-        return GitHubError(f"{self.repo}: {text}", status)
+        return GitHubError(f"{self.repo}: {text}", status, msg)
 
     def _transport_error(self, exc: httpx.TransportError, url: str, tries: int) -> GitHubError:
         if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):

@@ -14,6 +14,7 @@ CATALOGUE: dict[str, str] = {
     "analysed_by": "Analysis",
     "rules_only": "rules ({analyser}, no LLM)",
     "tool": "Tool",
+    "issue.continued": "*(continued in the next comment)*",
     "toc": "📋 Contents",
     "stats": "📊 Statistics",
     "commits_table": "📝 Commits",

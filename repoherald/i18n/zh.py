@@ -14,6 +14,7 @@ CATALOGUE: dict[str, str] = {
     "analysed_by": "分析方式",
     "rules_only": "规则分析（{analyser}，未使用 LLM）",
     "tool": "工具",
+    "issue.continued": "*（下接下一条评论）*",
     "toc": "📋 目录",
     "stats": "📊 统计摘要",
     "commits_table": "📝 提交列表",

@@ -8,6 +8,12 @@ and turns a :class:`Publication` into a :class:`Delivery`. Built-in
 publishers register in :mod:`repoherald.publish.registry` exactly as a
 third-party one would.
 
+A publisher class may set ``edits_in_place: ClassVar[bool] = True`` (the
+GitHub issue): a day whose report changed after it was sent is then
+delivered again without ``--force``, with :attr:`Publication.sent_as`
+naming what to edit. A chat message cannot be edited, so by default a
+changed day waits for ``--force``.
+
 ``publish`` raises :class:`~repoherald.errors.PublishError` when it cannot
 deliver; :func:`deliver` turns that into a failed :class:`Delivery`, so a
 loop over many targets can record the failure and carry on with the others.
@@ -61,6 +67,9 @@ class Publication:
     """Where the report's ``.md`` lies, for a reader (relative to the working directory
     when it is inside it); None when not written yet. Chat digests name it when
     no ``report_url`` is configured."""
+    sent_as: str | None = None
+    """The remote id the ledger recorded for this target's last delivery of this day (an
+    issue), set only for a publisher whose class has ``edits_in_place = True``."""
 
     def content_hash(self) -> str:
         """What the report says, ignoring when it was generated (see :func:`content_hash`)."""

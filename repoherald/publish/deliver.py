@@ -3,7 +3,8 @@
 The ledger (:mod:`repoherald.store.ledger`) remembers, per target,
 repository and day, what was sent and its content hash. So a re-run of an
 unchanged day sends nothing; a changed day is not posted to a chat again
-unless forced (a group does not want two messages for one day); a target
+unless forced (a group does not want two messages for one day), but is
+edited in place where the target can (a GitHub issue); a target
 that failed is recorded as failed and retried by the next run. One target's
 failure never stops the others.
 
@@ -15,7 +16,7 @@ Days are read back from the archive files recorded in the store's
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -117,9 +118,12 @@ def deliver_one(
     sent_before = entry is not None and entry.status is LedgerStatus.SENT
     if sent_before and entry is not None and entry.content_hash == ledger_hash(digest):
         return Outcome(target.name, item.name, item.day, Status.UNCHANGED.value)
-    if sent_before and not force:
-        return Outcome(target.name, item.name, item.day, CHANGED)
     publisher: Any = target.target.publisher
+    edits = bool(getattr(type(publisher), "edits_in_place", False))
+    if sent_before and not force and not edits:
+        return Outcome(target.name, item.name, item.day, CHANGED)
+    if edits and entry is not None and entry.remote_id:
+        item = replace(item, sent_as=entry.remote_id)
     if dry_run:
         return _dry_run(target, publisher, item)
     result = deliver(publisher, item)

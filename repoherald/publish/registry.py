@@ -56,10 +56,17 @@ def get(type_name: str) -> type[Publisher]:
     return cls
 
 
-def create(table: Mapping[str, Any], where: str = "publish") -> Target:
+def create(
+    table: Mapping[str, Any],
+    where: str = "publish",
+    inherited: Mapping[str, Any] | None = None,
+) -> Target:
     """Validate one ``[[publish]]`` table and build its publisher.
 
-    ``where`` locates the table in messages (``publish.1``). Raises
+    ``where`` locates the table in messages (``publish.1``). ``inherited``
+    holds values from the rest of the configuration (``[github]`` api_url
+    and token_env) for the Options fields of those names that the table
+    leaves out; a publisher without such fields never sees them. Raises
     :class:`ConfigError` for an unknown type, a key the publisher does not
     know, a bad value, or an environment variable it needs that is not set.
     """
@@ -69,6 +76,9 @@ def create(table: Mapping[str, Any], where: str = "publish") -> Target:
     if not isinstance(type_name, str):
         raise ConfigError(f"{where}: set `type` to one of {', '.join(known_types())}")
     cls = get(type_name)
+    for key, value in (inherited or {}).items():
+        if key in cls.Options.model_fields and key not in data:
+            data[key] = value
     if repos is not None and not (
         isinstance(repos, list) and all(isinstance(r, str) and r for r in repos)
     ):
@@ -94,3 +104,7 @@ def _load_builtins() -> None:
         from repoherald.publish.webhook import WebhookPublisher
 
         register(WebhookPublisher)
+    if "github_issue" not in _PUBLISHERS:
+        from repoherald.publish.github_issue import GitHubIssuePublisher
+
+        register(GitHubIssuePublisher)

@@ -1,0 +1,280 @@
+"""The ``github_issue`` publisher: one GitHub issue per repository-day, edited when it changes.
+
+The issue is found again by the ledger's remote id (its number), and when
+the ledger was lost, by the hidden marker its body starts with
+(``<!-- repoherald:v1 repo=<name> day=<YYYY-MM-DD> -->``) among the recent
+issues of the token's user carrying the configured labels. The marker is
+matched only at the very start of a body, where report text never is, so a
+commit message quoting it cannot redirect the publisher.
+
+A report longer than GitHub's 65,536-character limit is cut into the body
+and follow-up comments (:mod:`repoherald.publish.issue_split`); each comment
+starts with the marker and its part number, so an edit reuses, adds or
+deletes comments as the cut changes. The issue is opened first, then the
+comments are posted, then links to headings that landed in comments are
+pointed at those comments' URLs (only what changed is patched).
+
+Links to github.com pull requests go through GitHub's redirect host, so the
+daily issue does not leave a "mentioned this" event on every upstream pull
+request it lists (:mod:`repoherald.publish.issue_text`).
+
+The token comes from the variable ``token_env`` names (``[github]``'s by
+default) and goes only into the ``Authorization`` header.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import string
+from datetime import timedelta
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator
+
+from repoherald.config import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV, GitHubSettings
+from repoherald.errors import PublishError, SourceError
+from repoherald.github.connect import open_client
+from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status
+from repoherald.publish.issue_api import Issue, IssueApi
+from repoherald.publish.issue_split import LIMIT, MARGIN, Part, link_parts, size, split_report
+from repoherald.publish.issue_text import marker, no_backlinks, read_marker
+from repoherald.redact import secret_env
+
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
+TITLE_FIELDS = frozenset({"name", "date", "lang"})
+MAX_TITLE = 256
+_COMMENT_LINK = len("#issuecomment-") + 20
+"""A comment URL is the issue's URL plus this much at most (ids are 64-bit)."""
+
+
+class GitHubIssueOptions(PublisherOptions):
+    """One ``[[publish]]`` table with ``type = "github_issue"``."""
+
+    repo: str = Field(
+        pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$",
+        description="owner/name of the repository the issues are opened in.",
+    )
+    labels: list[str] = Field(default_factory=list, description="Labels of every issue.")
+    title: str = Field(
+        default="repoherald {name} {date}",
+        min_length=1,
+        description="Issue title: {name} {date} {lang} are filled in.",
+    )
+    close_previous: bool = Field(
+        default=False, description="Close the repository's earlier open issues on a new one."
+    )
+    api_url: str = Field(
+        default=DEFAULT_GITHUB_API, description="API root. Default: [github] api_url."
+    )
+    token_env: str = Field(
+        default=DEFAULT_GITHUB_TOKEN_ENV,
+        pattern=ENV_NAME,
+        description="NAME of the env variable holding the token. Default: [github] token_env.",
+    )
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, value: list[str]) -> list[str]:
+        for label in value:
+            if not label.strip() or len(label) > 50 or "," in label:
+                raise ValueError(f"label {label!r} must be 1-50 characters without commas")
+        return value
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
+        except ValueError:
+            raise ValueError(
+                f"title {value!r} has an unmatched brace: double a brace to write one"
+            ) from None
+        unknown = sorted({f for f in fields if f not in TITLE_FIELDS})
+        if unknown:
+            raise ValueError(
+                f"title {value!r} uses unknown field(s) {', '.join(map(repr, unknown))}:"
+                " use {name}, {date} and {lang}"
+            )
+        try:
+            value.format(name="n", date="2000-01-01", lang="en")
+        except ValueError as exc:
+            raise ValueError(f"title {value!r} is not a valid template: {exc}") from None
+        return value
+
+
+class GitHubIssuePublisher:
+    """Opens, and edits in place, one issue per repository-day."""
+
+    type: ClassVar[str] = "github_issue"
+    Options: ClassVar[builtins.type[PublisherOptions]] = GitHubIssueOptions
+    edits_in_place: ClassVar[bool] = True
+
+    def __init__(self, options: GitHubIssueOptions, transport: Any = None) -> None:
+        self.options = options
+        self._transport = transport
+
+    @classmethod
+    def env_vars(cls, options: Any) -> tuple[str, ...]:
+        o: GitHubIssueOptions = options
+        return (o.token_env,)
+
+    @property
+    def label(self) -> str:
+        return f"github_issue {self.options.repo}"
+
+    def publish(self, item: Publication) -> Delivery:
+        o = self.options
+        token = secret_env(o.token_env)
+        if not token:
+            raise PublishError(
+                f"{self.label}: environment variable {o.token_env} is not set: export it with a"
+                " GitHub token that can write issues"
+            )
+        settings = GitHubSettings(api_url=o.api_url, token_env=o.token_env, max_wait_seconds=60)
+        try:
+            client = open_client(settings, o.repo, None, token=token, transport=self._transport)
+        except SourceError as exc:
+            raise PublishError(f"{self.label}: {exc}") from None
+        try:
+            api = IssueApi(client, o.repo, o.token_env)
+            issue, created, ids = self._deliver(api, item)
+        finally:
+            client.close()
+        number = int(issue["number"])
+        what = "opened" if created else "updated"
+        extra = f" with {len(ids)} comment(s)" if ids else ""
+        return Delivery(
+            Status.SENT,
+            json.dumps({"issue": number, "comments": ids}),
+            item.content_hash(),
+            f"{self.label}: {what} #{number}{extra}",
+        )
+
+    def _deliver(self, api: IssueApi, item: Publication) -> tuple[Issue, bool, list[int]]:
+        """Open or find the day's issue, then make its body and comments say ``item``."""
+        o = self.options
+        title = o.title.format(name=item.name, date=item.day.isoformat(), lang=item.lang)
+        title = title[:MAX_TITLE]
+        head = marker(item.name, item.day)
+        issue = self._existing(api, item)
+        link = len(o.api_url) + len(o.repo) + len("/issues/") + 20 + _COMMENT_LINK
+        if issue is not None:
+            link = len(str(issue.get("html_url", ""))) + _COMMENT_LINK
+        parts = self._split(item, link)
+        created = issue is None
+        if issue is None:
+            body: dict[str, Any] = {"title": title, "body": head + parts[0].text}
+            if o.labels:
+                body["labels"] = list(o.labels)
+            issue = api.create_issue(body)
+            if len(str(issue.get("html_url", ""))) + _COMMENT_LINK > link:
+                parts = self._split(item, len(str(issue["html_url"])) + _COMMENT_LINK)
+        number = int(issue["number"])
+        old = {} if created else self._our_comments(api, issue, item)
+        texts: dict[int, str] = {}
+        ids: list[int] = []
+        for k, part in enumerate(parts[1:], start=1):
+            comment = old.pop(k, None)
+            if comment is None:
+                comment = api.create_comment(number, marker(item.name, item.day, k) + part.text)
+            texts[k] = str(comment.get("body", ""))
+            ids.append(int(comment["id"]))
+        for comment in old.values():
+            api.delete_comment(int(comment["id"]))
+        final = link_parts(parts, str(issue["html_url"]), ids)
+        changes: dict[str, Any] = {}
+        if issue.get("body") != head + final[0]:
+            changes["body"] = head + final[0]
+        if issue.get("title") != title:
+            changes["title"] = title
+        if changes:
+            issue = {**issue, **api.update_issue(number, changes)}
+        for k, text in enumerate(final[1:], start=1):
+            if texts[k] != marker(item.name, item.day, k) + text:
+                api.update_comment(ids[k - 1], marker(item.name, item.day, k) + text)
+        if created and o.close_previous:
+            self._close_previous(api, item, number)
+        return issue, created, ids
+
+    def _split(self, item: Publication, link: int) -> list[Part]:
+        budget = LIMIT - MARGIN - size(marker(item.name, item.day, 10**6))
+        return split_report(no_backlinks(item.markdown), budget, link, item.lang)
+
+    def _existing(self, api: IssueApi, item: Publication) -> Issue | None:
+        """The day's issue: by the ledger's number, else by its marker among recent issues."""
+        number = _issue_number(item.sent_as)
+        if number is not None:
+            issue = api.get_issue(number)
+            if issue is not None and self._is_day(issue, item):
+                return issue
+        since = item.day - timedelta(days=2)
+        params = self._listing(api, "all")
+        params["since"] = f"{since.isoformat()}T00:00:00Z"
+        login = params.get("creator")
+        for issue in api.find_issue(lambda i: self._is_day(i, item), params):
+            if login is None or _author(issue) == login:
+                return issue
+        return None
+
+    def _listing(self, api: IssueApi, state: str) -> dict[str, str]:
+        """Query of the issues this target may have opened: its labels, its user's."""
+        params = {"state": state}
+        if self.options.labels:
+            params["labels"] = ",".join(self.options.labels)
+        login = api.login()
+        if login is not None:
+            params["creator"] = login
+        return params
+
+    def _is_day(self, issue: Issue, item: Publication) -> bool:
+        return read_marker(issue.get("body")) == (item.name, item.day, None)
+
+    def _our_comments(self, api: IssueApi, issue: Issue, item: Publication) -> dict[int, Issue]:
+        """The issue's comments that hold parts of this day's report, by part number.
+
+        Only comments by the issue's author count: someone quoting a marker in a
+        comment of their own does not make it one of ours.
+        """
+        out: dict[int, Issue] = {}
+        for comment in api.comments(int(issue["number"])):
+            found = read_marker(comment.get("body"))
+            if found is None or found[:2] != (item.name, item.day) or found[2] is None:
+                continue
+            if _author(comment) == _author(issue) and found[2] not in out:
+                out[found[2]] = comment
+        return out
+
+    def _close_previous(self, api: IssueApi, item: Publication, number: int) -> None:
+        """Close this target's open issues of the same repository for earlier days."""
+
+        def earlier(issue: Issue) -> bool:
+            found = read_marker(issue.get("body"))
+            return (
+                found is not None
+                and found[0] == item.name
+                and found[1] < item.day
+                and found[2] is None
+                and issue.get("number") != number
+            )
+
+        for issue in list(api.find_issue(earlier, self._listing(api, "open"))):
+            api.update_issue(int(issue["number"]), {"state": "closed", "state_reason": "completed"})
+
+
+def _issue_number(remote_id: str | None) -> int | None:
+    """The issue number of a ledger remote id (JSON ``{"issue": N, ...}``, or a bare number)."""
+    if not remote_id:
+        return None
+    try:
+        data = json.loads(remote_id)
+    except ValueError:
+        return None
+    value = data.get("issue") if isinstance(data, dict) else data
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def _author(obj: Issue) -> str | None:
+    user = obj.get("user")
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) else None
