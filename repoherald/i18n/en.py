@@ -317,4 +317,6 @@ CATALOGUE: dict[str, str] = {
     "digest.medium": "🟡 {count} medium-importance commit(s): see the full report",
     "digest.more": "… and {count} more 🔴 item(s) left out",
     "digest.full": "Full report",
+    # -- E-mail: the subject when the [[publish]] table sets none.
+    "email.subject": "{name} daily report {date}: 🔴 {high} of {total} commits",
 }

@@ -301,4 +301,6 @@ CATALOGUE: dict[str, str] = {
     "digest.medium": "🟡 {count} 个中等重要的提交：见完整报告",
     "digest.more": "…… 另有 {count} 条 🔴 未列出",
     "digest.full": "完整报告",
+    # -- E-mail: the subject when the [[publish]] table sets none.
+    "email.subject": "{name} 日报 {date}：🔴 {high} / 共 {total} 个提交",
 }

@@ -94,3 +94,7 @@ def _load_builtins() -> None:
         from repoherald.publish.webhook import WebhookPublisher
 
         register(WebhookPublisher)
+    if "email" not in _PUBLISHERS:
+        from repoherald.publish.email import EmailPublisher
+
+        register(EmailPublisher)
