@@ -12,7 +12,7 @@ from repoherald.cli.options import common_options, day_options
 from repoherald.config import build_settings
 from repoherald.errors import UsageError
 from repoherald.pipeline.service import report_key, select_repos
-from repoherald.publish.deliver import Outcome, deliver_days, report_rows
+from repoherald.publish.deliver import Batch, Outcome, deliver_days, report_rows
 from repoherald.store.db import Store
 
 
@@ -45,6 +45,7 @@ def publish_command(
     with fail_on_errors(debug):
         settings = build_settings(debug=debug, no_llm=True, **options)
         chosen = _targets(settings.publish, targets)
+        batch = Batch()  # digest targets: one message once every repository is read
         with Store.open(settings.db_path) as store:
             for cfg in select_repos(settings.repos):
                 key = report_key(cfg)
@@ -57,8 +58,9 @@ def publish_command(
                 if not paths:
                     click.echo(f"{key}: no archived report for the chosen days", err=True)
                 outcomes += deliver_days(
-                    store, chosen, key, paths, lang, force=force, dry_run=dry_run
+                    store, chosen, key, paths, lang, force=force, dry_run=dry_run, batch=batch
                 )
+            outcomes += batch.flush(store, dry_run=dry_run)
     for outcome in outcomes:
         click.echo(outcome.line(), err=outcome.failed)
     failed = sum(o.failed for o in outcomes)

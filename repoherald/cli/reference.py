@@ -79,7 +79,7 @@ def _config_rows(model: type[BaseModel], prefix: str) -> list[str]:
             shown = ""
         if default is PydanticUndefined and info.default_factory is None:
             shown = "required"
-        key = f"`{prefix}{name}`"
+        key = f"`{prefix}{info.alias or name}`"
         rows.append(
             f"| {key} | {_cell(_type_name(info.annotation))} | {shown} |"
             f" {_cell(info.description or '')} |"

@@ -320,4 +320,6 @@ CATALOGUE: dict[str, str] = {
     "digest.more": "… and {count} more 🔴 item(s) left out",
     "digest.full": "Full report",
     "digest.where": "Full report: {path} in the archive",
+    # -- E-mail: the subject when the [[publish]] table sets none.
+    "email.subject": "{name} daily report {date}: 🔴 {high} of {total} commits",
 }

@@ -304,4 +304,6 @@ CATALOGUE: dict[str, str] = {
     "digest.more": "…… 另有 {count} 条 🔴 未列出",
     "digest.full": "完整报告",
     "digest.where": "完整报告：归档中的 {path}",
+    # -- E-mail: the subject when the [[publish]] table sets none.
+    "email.subject": "{name} 日报 {date}：🔴 {high} / 共 {total} 个提交",
 }

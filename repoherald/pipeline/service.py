@@ -21,7 +21,7 @@ from repoherald.llm.analyser import endpoint_breaker
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.run import RunResult, run
 from repoherald.publish.archive import safe_component
-from repoherald.publish.deliver import Outcome, deliver_days, failed_days, report_rows
+from repoherald.publish.deliver import Batch, Outcome, deliver_days, failed_days, report_rows
 from repoherald.sources import registry
 from repoherald.store.db import Store
 
@@ -176,6 +176,7 @@ def run_all(
     breaker = endpoint_breaker(settings.llm) if settings.llm else None
     if rebuild:
         Store.open(settings.db_path, rebuild=True).close()
+    batch = Batch()  # digest targets: one message once every repository is done
     for cfg in select_repos(settings.repos, only, shard):
         key = report_key(cfg)
         repo_settings = _settings_for(settings, cfg, key)
@@ -200,17 +201,27 @@ def run_all(
             except RepoheraldError as exc:
                 outcome.error = str(exc)
         if settings.publish:
-            outcome.deliveries = _deliver(repo_settings, key, outcome, force)
+            outcome.deliveries = _deliver(repo_settings, key, outcome, force, batch)
+    if batch.pending:
+        with Store.open(settings.db_path) as store:
+            held = batch.flush(store)
+        by_name = {o.name: o for o in result.outcomes}
+        for delivery in held:
+            by_name[delivery.repo].deliveries.append(delivery)
     return result
 
 
-def _deliver(settings: Settings, key: str, outcome: RepoOutcome, force: bool) -> list[Outcome]:
+def _deliver(
+    settings: Settings, key: str, outcome: RepoOutcome, force: bool, batch: Batch
+) -> list[Outcome]:
     """Publish the days just reported, and retry the days whose delivery failed before."""
     days = set(d.day for d in outcome.result.days) if outcome.result else set()
     with Store.open(settings.db_path) as store:
         days |= failed_days(store, settings.publish, key)
         paths = report_rows(store, key, days, settings.lang)
-        return deliver_days(store, settings.publish, key, paths, settings.lang, force=force)
+        return deliver_days(
+            store, settings.publish, key, paths, settings.lang, force=force, batch=batch
+        )
 
 
 def _settings_for(settings: Settings, cfg: RepoConfig, key: str) -> Settings:

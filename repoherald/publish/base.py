@@ -24,6 +24,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
@@ -120,6 +121,38 @@ class Publisher(Protocol):
     def publish(self, item: Publication) -> Delivery:
         """Deliver ``item``; raise :class:`PublishError` with one line when it cannot."""
         ...
+
+
+@runtime_checkable
+class BatchPublisher(Publisher, Protocol):
+    """A publisher that can send several publications as one message (an e-mail digest).
+
+    When ``batched`` is true, :mod:`repoherald.publish.deliver` holds its
+    publications back until every repository of the run is done and calls
+    :meth:`publish_batch` once; the ledger still has one row per repository-day.
+    """
+
+    @property
+    def batched(self) -> bool:
+        """True when this target's configuration asks for one message per run."""
+        ...
+
+    def publish_batch(self, items: Sequence[Publication]) -> Delivery:
+        """Deliver ``items`` together; raise :class:`PublishError` with one line when it cannot."""
+        ...
+
+
+def is_batched(publisher: Publisher) -> bool:
+    """True for a :class:`BatchPublisher` configured to send one message per run."""
+    return isinstance(publisher, BatchPublisher) and publisher.batched
+
+
+def deliver_batch(publisher: BatchPublisher, items: Sequence[Publication]) -> Delivery:
+    """``publisher.publish_batch(items)``, with a delivery failure returned rather than raised."""
+    try:
+        return publisher.publish_batch(items)
+    except PublishError as exc:
+        return Delivery(Status.FAILED, message=redact(str(exc)))
 
 
 def deliver(publisher: Publisher, item: Publication) -> Delivery:

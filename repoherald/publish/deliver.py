@@ -16,14 +16,21 @@ Days are read back from the archive files recorded in the store's
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from repoherald.config import NamedTarget
 from repoherald.errors import PublishError
-from repoherald.publish.base import Publication, Status, deliver
+from repoherald.publish.base import (
+    Delivery,
+    Publication,
+    Status,
+    deliver,
+    deliver_batch,
+    is_batched,
+)
 from repoherald.redact import redact
 from repoherald.store.db import Store
 from repoherald.store.ledger import LedgerStatus
@@ -109,36 +116,99 @@ def failed_days(store: Store, targets: Iterable[NamedTarget], repo: str) -> set[
     return out
 
 
-def deliver_one(
-    store: Store, target: NamedTarget, item: Publication, *, force: bool, dry_run: bool
-) -> Outcome:
-    """Send ``item`` to ``target`` unless the ledger says it is already there."""
-    digest = item.content_hash()
+def _edits_in_place(target: NamedTarget) -> bool:
+    """True for a publisher that edits what it sent (an issue) rather than sending again."""
+    return bool(getattr(type(target.target.publisher), "edits_in_place", False))
+
+
+def _already_there(
+    store: Store, target: NamedTarget, item: Publication, *, force: bool
+) -> Outcome | None:
+    """The outcome when the ledger says not to send ``item`` (sent unchanged, or changed).
+
+    A changed day goes out again only with ``force``, or to a publisher that
+    edits in place: an issue is corrected, a chat is not sent a second message.
+    """
     entry = store.ledger_get(target.name, item.name, item.day)
-    sent_before = entry is not None and entry.status is LedgerStatus.SENT
-    if sent_before and entry is not None and entry.content_hash == ledger_hash(digest):
+    if entry is None or entry.status is not LedgerStatus.SENT:
+        return None
+    if entry.content_hash == ledger_hash(item.content_hash()):
         return Outcome(target.name, item.name, item.day, Status.UNCHANGED.value)
-    publisher: Any = target.target.publisher
-    edits = bool(getattr(type(publisher), "edits_in_place", False))
-    if sent_before and not force and not edits:
-        return Outcome(target.name, item.name, item.day, CHANGED)
-    if edits and entry is not None and entry.remote_id:
-        item = replace(item, sent_as=entry.remote_id)
-    if dry_run:
-        return _dry_run(target, publisher, item)
-    result = deliver(publisher, item)
+    if force or _edits_in_place(target):
+        return None
+    return Outcome(target.name, item.name, item.day, CHANGED)
+
+
+def _record(store: Store, target: NamedTarget, item: Publication, result: Delivery) -> Outcome:
+    """File ``result`` in the ledger for ``item`` and say what happened."""
     failed = result.status is Status.FAILED
     store.ledger_record(
         target.name,
         item.name,
         item.day,
         status=LedgerStatus.FAILED if failed else LedgerStatus.SENT,
-        content=digest,
+        content=item.content_hash(),
         remote_id=result.remote_id,
         error=result.message if failed else "",
     )
     status = Status.FAILED if failed else Status.SENT
     return Outcome(target.name, item.name, item.day, status.value, result.message)
+
+
+def deliver_one(
+    store: Store, target: NamedTarget, item: Publication, *, force: bool, dry_run: bool
+) -> Outcome:
+    """Send ``item`` to ``target`` unless the ledger says it is already there."""
+    skipped = _already_there(store, target, item, force=force)
+    if skipped is not None:
+        return skipped
+    publisher: Any = target.target.publisher
+    if _edits_in_place(target):
+        entry = store.ledger_get(target.name, item.name, item.day)
+        if entry is not None and entry.remote_id:
+            item = replace(item, sent_as=entry.remote_id)
+    if dry_run:
+        return _dry_run(target, publisher, item)
+    return _record(store, target, item, deliver(publisher, item))
+
+
+@dataclass
+class Batch:
+    """Publications held back for targets that send one message per run (an e-mail digest).
+
+    :func:`deliver_days` adds to it, repository after repository; :meth:`flush`
+    sends each target's message once all are in and files every
+    repository-day in the ledger under that one message's id.
+    """
+
+    pending: dict[str, tuple[NamedTarget, list[Publication]]] = field(default_factory=dict)
+
+    def add(self, target: NamedTarget, item: Publication) -> None:
+        self.pending.setdefault(target.name, (target, []))[1].append(item)
+
+    def flush(self, store: Store, *, dry_run: bool = False) -> list[Outcome]:
+        """Send every held-back message (or measure it, for ``dry_run``) and empty the batch."""
+        out: list[Outcome] = []
+        for target, items in self.pending.values():
+            publisher: Any = target.target.publisher
+            if dry_run:
+                out.extend(_dry_run_batch(target, publisher, items))
+                continue
+            result = deliver_batch(publisher, items)
+            out.extend(_record(store, target, item, result) for item in items)
+        self.pending.clear()
+        return out
+
+
+def _dry_run_batch(target: NamedTarget, publisher: Any, items: list[Publication]) -> list[Outcome]:
+    try:
+        size = len(publisher.message_bytes(items))
+    except PublishError as exc:
+        return [Outcome(target.name, i.name, i.day, Status.FAILED.value, str(exc)) for i in items]
+    where = f"{target.target.type} (one message for {len(items)} report(s))"
+    return [
+        Outcome(target.name, i.name, i.day, DRY_RUN, f"would send to {where}", size) for i in items
+    ]
 
 
 def _dry_run(target: NamedTarget, publisher: Any, item: Publication) -> Outcome:
@@ -161,9 +231,17 @@ def deliver_days(
     *,
     force: bool = False,
     dry_run: bool = False,
+    batch: Batch | None = None,
 ) -> list[Outcome]:
-    """Deliver each archived day of ``repo`` to every target that takes it."""
+    """Deliver each archived day of ``repo`` to every target that takes it.
+
+    Days for a batched target (an e-mail digest) go into ``batch``, which the
+    caller flushes after its last repository; without one they are sent as
+    one message at the end of this call.
+    """
     mine = [t for t in targets if t.takes(repo)]
+    own = batch is None
+    held = Batch() if batch is None else batch
     out: list[Outcome] = []
     for day, md_path in sorted(paths.items()):
         if not mine:
@@ -173,5 +251,13 @@ def deliver_days(
         except PublishError as exc:
             out.extend(Outcome(t.name, repo, day, "failed", str(exc)) for t in mine)
             continue
-        out.extend(deliver_one(store, t, item, force=force, dry_run=dry_run) for t in mine)
+        for t in mine:
+            if not is_batched(t.target.publisher):
+                out.append(deliver_one(store, t, item, force=force, dry_run=dry_run))
+            elif (skipped := _already_there(store, t, item, force=force)) is not None:
+                out.append(skipped)
+            else:
+                held.add(t, item)
+    if own:
+        out.extend(held.flush(store, dry_run=dry_run))
     return out

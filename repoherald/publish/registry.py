@@ -108,3 +108,7 @@ def _load_builtins() -> None:
         from repoherald.publish.github_issue import GitHubIssuePublisher
 
         register(GitHubIssuePublisher)
+    if "email" not in _PUBLISHERS:
+        from repoherald.publish.email import EmailPublisher
+
+        register(EmailPublisher)

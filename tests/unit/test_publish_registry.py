@@ -81,8 +81,8 @@ def test_unknown_type_lists_the_known_ones(recording: None) -> None:
     with pytest.raises(ConfigError) as err:
         registry.get("feishu-typo")
     assert str(err.value) == (
-        "unknown publisher type 'feishu-typo': known types are archive, github_issue, recording,"
-        " webhook"
+        "unknown publisher type 'feishu-typo': known types are archive, email, github_issue,"
+        " recording, webhook"
     )
     with pytest.raises(ConfigError, match=r"publish\.2: set `type`"):
         registry.create({"channel": "x"}, where="publish.2")

@@ -1,0 +1,132 @@
+"""Build the report e-mail: one ``multipart/alternative`` message for one or several reports.
+
+The plain part is the Markdown report itself (it reads well as text); the
+HTML part is the same report rendered by :mod:`repoherald.publish.mailhtml`.
+The message uses :data:`email.policy.SMTP`, which encodes a UTF-8 subject
+(RFC 2047) and UTF-8 bodies, and uses CRLF line ends as SMTP wants.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from email import policy
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid, parseaddr
+
+from repoherald.errors import PublishError
+from repoherald.i18n import t
+from repoherald.publish.base import Publication
+from repoherald.publish.mailhtml import anchor_prefix, render_document, render_fragment
+from repoherald.render.digest import digest_from_json
+
+SUBJECT_FIELDS = frozenset({"name", "date", "lang", "high", "total"})
+MAX_SUBJECT = 250
+"""Characters; a subject built from many repository names is cut here."""
+
+
+def subject_fields(template: str) -> set[str]:
+    """The fields ``template`` uses; ValueError for a malformed one or an unknown field."""
+    used: set[str] = set()
+    for _, field, _, _ in string.Formatter().parse(template):
+        if field is None:
+            continue
+        if field not in SUBJECT_FIELDS:
+            known = ", ".join("{" + f + "}" for f in sorted(SUBJECT_FIELDS))
+            raise ValueError(f"unknown field {{{field}}} in the subject: use {known}")
+        used.add(field)
+    return used
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """Who a message is from and to (validated addresses)."""
+
+    sender: str
+    to: tuple[str, ...]
+    cc: tuple[str, ...] = ()
+
+    @property
+    def recipients(self) -> list[str]:
+        """Bare addresses for ``RCPT TO``: every To and Cc."""
+        return [parseaddr(a)[1] for a in (*self.to, *self.cc)]
+
+    @property
+    def sender_address(self) -> str:
+        return parseaddr(self.sender)[1]
+
+
+def _counts(item: Publication) -> tuple[int, int]:
+    """(high, total) commits of a report, from its JSON twin."""
+    try:
+        data = json.loads(item.json)
+        d = digest_from_json(data, item.name)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise PublishError(
+            f"{item.name} {item.day}: the report's JSON is damaged: run that day again"
+        ) from None
+    return d.counts.get("high", 0), d.total
+
+
+def subject(template: str | None, items: Sequence[Publication]) -> str:
+    """The subject for ``items``: one report, or the digest of several (names joined)."""
+    first = items[0]
+    names = list(dict.fromkeys(i.name for i in items))
+    days = sorted({i.day for i in items})
+    when = days[0].isoformat() if len(days) == 1 else f"{days[0]} – {days[-1]}"
+    counts = [_counts(i) for i in items]
+    fields = {
+        "name": ", ".join(names),
+        "date": when,
+        "lang": first.lang,
+        "high": sum(h for h, _ in counts),
+        "total": sum(n for _, n in counts),
+    }
+    text = (template or t(first.lang, "email.subject")).format(**fields)
+    text = " ".join(text.split())  # a header is one line
+    return text if len(text) <= MAX_SUBJECT else text[: MAX_SUBJECT - 1] + "…"
+
+
+def _html(title: str, items: Sequence[Publication]) -> str:
+    if len(items) == 1:
+        return render_document(title, [render_fragment(items[0].markdown)])
+    index = ['<ul style="margin:8px 0 16px">']
+    parts = []
+    for item in items:
+        prefix = anchor_prefix(item.name, item.day.isoformat())
+        label = html.escape(f"{item.name} · {item.day.isoformat()}")
+        index.append(f'<li><a href="#{prefix}top" style="color:#0969da">{label}</a></li>')
+        body = render_fragment(item.markdown, prefix)
+        parts.append(f'<div id="{prefix}top">\n{body}</div>\n')
+    index.append("</ul>\n")
+    return render_document(title, ["\n".join(index), *parts])
+
+
+def _text(items: Sequence[Publication]) -> str:
+    return "\n\n---\n\n".join(i.markdown.rstrip("\n") for i in items) + "\n"
+
+
+def build_message(
+    envelope: Envelope, template: str | None, items: Sequence[Publication], now: datetime
+) -> EmailMessage:
+    """The message for ``items`` (one report, or a digest of several), with a fresh Message-ID."""
+    if not items:
+        raise ValueError("build_message needs at least one publication")
+    title = subject(template, items)
+    msg = EmailMessage(policy=policy.SMTP)
+    msg["Subject"] = title
+    msg["From"] = envelope.sender
+    msg["To"] = ", ".join(envelope.to)
+    if envelope.cc:
+        msg["Cc"] = ", ".join(envelope.cc)
+    msg["Date"] = format_datetime(now)
+    domain = envelope.sender_address.rpartition("@")[2] or None
+    msg["Message-ID"] = make_msgid("repoherald", domain=domain)
+    msg["Auto-Submitted"] = "auto-generated"
+    msg.set_content(_text(items), subtype="plain", charset="utf-8")
+    msg.add_alternative(_html(title, items), subtype="html", charset="utf-8")
+    return msg

@@ -1,0 +1,183 @@
+"""Hand one message to an SMTP server, retrying what may pass later and nothing else.
+
+``starttls`` means encrypted or not at all: a server that does not offer
+STARTTLS is an error, never a reason to send the password and the report in
+clear. What may pass later (a refused or reset connection, a timeout, a
+``4xx`` reply) is retried with backoff; a ``5xx`` reply — a refused login
+above all — fails at once, since repeating a wrong password only gets the
+account locked.
+
+Every error names the server (``email smtp.example.com:587``) and says what
+to do; the password is read through :func:`~repoherald.redact.secret_env`
+by the caller, so :func:`~repoherald.redact.redact` masks it in any server
+reply that echoes it.
+"""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.message import EmailMessage
+from typing import Literal, NoReturn
+
+from repoherald.errors import PublishError
+from repoherald.redact import redact
+
+Security = Literal["starttls", "ssl", "none"]
+
+
+@dataclass(frozen=True)
+class Server:
+    """Where and how to connect."""
+
+    host: str
+    port: int
+    security: Security
+    timeout: float
+    context: ssl.SSLContext | None = None
+    """TLS settings (tests pass one that trusts their self-signed certificate)."""
+
+    @property
+    def label(self) -> str:
+        return f"email {self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Login:
+    """Credentials and the names of the variables they came from (for messages)."""
+
+    username: str
+    password: str
+    username_env: str
+    password_env: str
+
+
+class _Transient(Exception):
+    """A failure worth another attempt; its text is the reason."""
+
+
+def send(
+    server: Server,
+    message: EmailMessage,
+    sender: str,
+    recipients: list[str],
+    login: Login | None,
+    *,
+    max_retries: int,
+    retry_delay: float,
+    sleep: Callable[[float], None] = time.sleep,
+) -> dict[str, tuple[int, bytes]]:
+    """Send ``message``; return the recipients the server refused (others got it)."""
+    problem = ""
+    for attempt in range(max_retries + 1):
+        try:
+            return _attempt(server, message, sender, recipients, login)
+        except _Transient as exc:
+            problem = str(exc)
+        if attempt < max_retries:
+            sleep(retry_delay * (2**attempt))
+    raise PublishError(
+        redact(f"{server.label}: {problem} after {max_retries + 1} attempt(s): try again later")
+    )
+
+
+def _attempt(
+    server: Server,
+    message: EmailMessage,
+    sender: str,
+    recipients: list[str],
+    login: Login | None,
+) -> dict[str, tuple[int, bytes]]:
+    context = server.context or ssl.create_default_context()
+    try:
+        smtp = _connect(server, context)
+    except (smtplib.SMTPResponseException, ssl.SSLError, OSError) as exc:
+        _raise(server, exc, login)
+    try:
+        if server.security == "starttls":
+            smtp.ehlo()
+            if not smtp.has_extn("starttls"):
+                raise PublishError(
+                    f"{server.label}: the server does not offer STARTTLS, and nothing is sent"
+                    ' in clear: set security = "ssl" (port 465) if it speaks TLS from the'
+                    ' start, or security = "none" only for a server on a trusted network'
+                )
+            smtp.starttls(context=context)
+            smtp.ehlo()
+        if login is not None:
+            smtp.login(login.username, login.password)
+        return smtp.send_message(message, sender, recipients)
+    except smtplib.SMTPRecipientsRefused as exc:
+        codes = [code for code, _ in exc.recipients.values()]
+        if codes and all(400 <= c < 500 for c in codes):
+            raise _Transient(f"every recipient was deferred ({codes[0]})") from None
+        who = ", ".join(sorted(exc.recipients))
+        raise PublishError(
+            redact(f"{server.label}: the server refused every recipient ({who}): check `to`/`cc`")
+        ) from None
+    except (smtplib.SMTPException, ssl.SSLError, OSError) as exc:
+        _raise(server, exc, login)
+    finally:
+        _close(smtp)
+
+
+def _connect(server: Server, context: ssl.SSLContext) -> smtplib.SMTP:
+    if server.security == "ssl":
+        return smtplib.SMTP_SSL(server.host, server.port, timeout=server.timeout, context=context)
+    return smtplib.SMTP(server.host, server.port, timeout=server.timeout)
+
+
+def _close(smtp: smtplib.SMTP) -> None:
+    """QUIT politely; the message is already accepted, so a failure here changes nothing."""
+    try:
+        smtp.quit()
+    except (smtplib.SMTPException, OSError):
+        smtp.close()
+
+
+def _reply(exc: smtplib.SMTPResponseException) -> str:
+    text = exc.smtp_error
+    said = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    return f"{exc.smtp_code} {' '.join(said.split())[:160]}".strip()
+
+
+def _raise(server: Server, exc: BaseException, login: Login | None) -> NoReturn:
+    """Turn ``exc`` into a one-line :class:`PublishError`, or a :class:`_Transient` to retry."""
+    where = server.label
+    if isinstance(exc, smtplib.SMTPAuthenticationError) and exc.smtp_code >= 500:
+        names = f"${login.password_env} and the username in ${login.username_env}" if login else ""
+        raise PublishError(
+            redact(f"{where}: the server refused the login ({_reply(exc)}): check {names}")
+        ) from None
+    if isinstance(exc, smtplib.SMTPNotSupportedError):
+        said = str(exc).rstrip(".")
+        raise PublishError(redact(f"{where}: {said}: check `security` and the server")) from None
+    if isinstance(exc, smtplib.SMTPResponseException):
+        if 400 <= exc.smtp_code < 500:
+            raise _Transient(f"the server answered {_reply(exc)}") from None
+        raise PublishError(
+            redact(
+                f"{where}: the server refused the message ({_reply(exc)}): check `from`,"
+                " the recipients and the account's sending rights"
+            )
+        ) from None
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        raise PublishError(
+            f"{where}: the server's TLS certificate is not trusted ({exc.verify_message}):"
+            " check `host` is the name on the certificate"
+        ) from None
+    if isinstance(exc, ssl.SSLError):
+        raise PublishError(
+            f"{where}: TLS failed ({exc.reason}): check `security` and `port`"
+            ' (465 is "ssl", 587 is "starttls")'
+        ) from None
+    if isinstance(exc, TimeoutError):
+        raise _Transient("timed out") from None
+    if isinstance(exc, smtplib.SMTPServerDisconnected):
+        raise _Transient("the server closed the connection") from None
+    if isinstance(exc, smtplib.SMTPException):
+        raise PublishError(redact(f"{where}: {exc}: check the server's settings")) from None
+    raise _Transient(f"connection failed ({type(exc).__name__})") from None

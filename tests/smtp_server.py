@@ -1,0 +1,135 @@
+"""A real SMTP server on 127.0.0.1 (aiosmtpd) that checks a login and records every message.
+
+``smtp_server(mode=...)`` runs one: ``"starttls"`` offers STARTTLS with a
+self-signed certificate (made by the ``openssl`` command), ``"ssl"`` speaks
+TLS from the first byte, ``"plain"`` offers no TLS at all (and then allows
+AUTH in clear, as a badly configured server would). ``defer(n)`` answers the
+next n messages with a 451, ``reject()`` the next one with a 554.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import shutil
+import ssl
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any, Literal
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
+
+USER = "herald@example.com"
+PASSWORD = "pw-Zq7!x9Vr-smtp"
+Mode = Literal["starttls", "ssl", "plain"]
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost: (cert, key)."""
+    openssl = shutil.which("openssl")
+    assert openssl, "the tests need the openssl command to make a certificate"
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+         "-keyout", str(key), "-out", str(cert), "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def client_context(cert: Path) -> ssl.SSLContext:
+    """What a client needs to trust the test server (and nothing else)."""
+    return ssl.create_default_context(cafile=str(cert))
+
+
+@dataclass
+class Received:
+    sender: str
+    recipients: list[str]
+    data: bytes
+    tls: bool
+    user: str | None
+
+    @property
+    def message(self) -> EmailMessage:
+        parsed = email.message_from_bytes(self.data, policy=email.policy.default)
+        assert isinstance(parsed, EmailMessage)
+        return parsed
+
+
+@dataclass
+class SMTPServer:
+    mode: Mode
+    port: int = 0
+    received: list[Received] = field(default_factory=list)
+    logins: list[tuple[str, bool]] = field(default_factory=list)
+    """(username, accepted) of every AUTH attempt."""
+    answers: list[str] = field(default_factory=list)
+
+    def defer(self, count: int = 1) -> None:
+        self.answers.extend(["451 4.3.0 try again later"] * count)
+
+    def reject(self) -> None:
+        self.answers.append("554 5.7.1 message refused by policy")
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        if self.answers:
+            return self.answers.pop(0)
+        data = envelope.original_content or b""
+        user = str(session.auth_data) if session.authenticated else None
+        tls = server.transport.get_extra_info("ssl_object") is not None
+        self.received.append(
+            Received(str(envelope.mail_from), list(envelope.rcpt_tos), data, tls, user)
+        )
+        return "250 2.0.0 OK queued"
+
+    def authenticate(
+        self, server: SMTP, session: Session, envelope: Envelope, mechanism: str, data: Any
+    ) -> AuthResult:
+        ok = (
+            isinstance(data, LoginPassword)
+            and data.login.decode() == USER
+            and data.password.decode() == PASSWORD
+        )
+        who = data.login.decode() if isinstance(data, LoginPassword) else ""
+        self.logins.append((who, ok))
+        return AuthResult(success=ok, auth_data=who if ok else None, handled=False)
+
+
+class _Controller(Controller):
+    """Binds port 0 and learns the real port before aiosmtpd's own first connection."""
+
+    def _trigger_server(self) -> None:
+        assert self.server is not None
+        self.port = self.server.sockets[0].getsockname()[1]
+        super()._trigger_server()
+
+
+@contextmanager
+def smtp_server(mode: Mode, cert: Path, key: Path) -> Iterator[SMTPServer]:
+    """A running server in ``mode`` on 127.0.0.1 (port in ``.port``)."""
+    recorder = SMTPServer(mode)
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    tls.load_cert_chain(str(cert), str(key))
+    controller = _Controller(
+        recorder,
+        hostname="127.0.0.1",
+        port=0,
+        ssl_context=tls if mode == "ssl" else None,
+        tls_context=tls if mode == "starttls" else None,
+        authenticator=recorder.authenticate,
+        auth_require_tls=mode == "starttls",  # "ssl" is TLS already; "plain" allows clear
+        server_hostname="smtp.test",
+    )
+    controller.start()
+    recorder.port = controller.port
+    try:
+        yield recorder
+    finally:
+        controller.stop()
