@@ -212,9 +212,15 @@ class GitHubIssuePublisher:
         params = self._listing(api, "all")
         params["since"] = f"{since.isoformat()}T00:00:00Z"
         login = params.get("creator")
-        for issue in api.find_issue(lambda i: self._is_day(i, item), params):
-            if login is None or _author(issue) == login:
-                return issue
+        queries = [params]
+        if login is not None and "labels" in params:
+            # GitHub drops the labels of an issue opened by a user who cannot push
+            # to the repository, without an error: look among the user's own too.
+            queries.append({k: v for k, v in params.items() if k != "labels"})
+        for query in queries:
+            for issue in api.find_issue(lambda i: self._is_day(i, item), query):
+                if login is None or _author(issue) == login:
+                    return issue
         return None
 
     def _listing(self, api: IssueApi, state: str) -> dict[str, str]:

@@ -116,6 +116,20 @@ def test_a_changed_report_edits_the_same_issue_even_without_the_ledger(
     assert listing and all("creator=repoherald-bot" in p for p in listing)
 
 
+def test_an_issue_whose_labels_github_dropped_is_still_found_without_the_ledger(
+    fake: FakeGitHub, memory_store: Store
+) -> None:
+    target, item = _target(fake), _item()
+    _send(memory_store, target, item)
+    [issue] = fake.issues.issues(REPO)
+    issue["labels"] = []  # what GitHub does for a user without push access
+    with Store.open(Path(":memory:")) as empty:
+        changed = replace(item, markdown=item.markdown + "\nLater.\n")
+        assert _send(empty, target, changed) == "sent"
+    [issue] = fake.issues.issues(REPO)
+    assert issue["body"].endswith("Later.\n")
+
+
 def _toc_links(body: str) -> list[tuple[str, str]]:
     return re.findall(r"^\s*- \[(.+)\]\((\S+)\)$", body, re.MULTILINE)
 
