@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from repoherald.config import GitHubSettings
+from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import SourceError
 from repoherald.github.client import GitHubClient, GitHubError
 from repoherald.github.connect import open_client, parse_api_url

@@ -43,7 +43,7 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from repoherald.analysis.facts import file_kind
-from repoherald.config import RepoConfig
+from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
 from repoherald.github import parse
 from repoherald.github.client import GitHubClient, GitHubError
