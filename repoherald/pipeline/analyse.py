@@ -19,7 +19,8 @@ from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
 from repoherald.i18n import t
-from repoherald.llm.analyser import LlmAnalyser, LlmJob
+from repoherald.llm.analyser import LlmAnalyser
+from repoherald.llm.job import LlmJob
 from repoherald.models import (
     Analysis,
     ChangeType,
