@@ -2,7 +2,7 @@
 
 Each group is a decorator that adds its options; the values arrive in the
 command's keyword arguments under the names given here and are passed on to
-:func:`repoherald.config.build_settings` unchanged.
+:func:`repoherald.config.settings.build_settings` unchanged.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import click
 
 from repoherald.cli.errors import fail_on_errors, setup_logging
 from repoherald.cli.options import common_options, day_options
-from repoherald.config import build_settings
+from repoherald.config.settings import build_settings
 from repoherald.errors import UsageError
 from repoherald.pipeline.service import report_key, select_repos
 from repoherald.publish.deliver import Batch, Outcome, deliver_days, report_rows

@@ -10,7 +10,7 @@ import click
 from repoherald.cli.errors import fail_on_errors, setup_logging
 from repoherald.cli.options import cache_options, common_options, day_options, llm_options
 from repoherald.cli.progress import ProgressDisplay
-from repoherald.config import build_settings
+from repoherald.config.settings import build_settings
 from repoherald.errors import UsageError
 from repoherald.pipeline.service import ServiceResult, Shard, run_all
 from repoherald.redact import redact

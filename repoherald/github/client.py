@@ -11,6 +11,7 @@
   resume (what was fetched stays cached, so the re-run continues cheaply).
   Secondary limits (403/429 with ``Retry-After`` or the "secondary rate limit"
   message) pause every worker, then retry, as GitHub's documentation asks.
+  The rules live in :mod:`repoherald.github.ratelimit`.
 * **Bounded concurrency.** At most ``concurrency`` requests are in flight.
 * **Clear failures.** 401, 403, 404, 409, 422, a body that is not JSON or was
   cut off, and a ``Link`` header that loops or leaves the API host each give
@@ -23,7 +24,6 @@ are URLs, which never carry it.
 from __future__ import annotations
 
 import json
-import logging
 import random
 import re
 import threading
@@ -31,33 +31,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
-from repoherald.errors import SourceError
+from repoherald.github.errors import GitHubError, github_message
 from repoherald.github.etags import EtagCache
+from repoherald.github.ratelimit import MAX_RATE_LIMIT_WAITS, RateLimits
 from repoherald.retry_after import retry_after_seconds
 
-log = logging.getLogger("repoherald.github")
-
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
-MAX_RATE_LIMIT_WAITS = 8
 _NEXT = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
-
-
-class GitHubError(SourceError):
-    """A request failed for good; ``status`` is the HTTP status when there was one.
-
-    ``detail`` is GitHub's own short ``message`` (empty when there was none), so a
-    caller that words its own error (a publisher) can still quote GitHub.
-    """
-
-    def __init__(self, message: str, status: int | None = None, detail: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.detail = detail
 
 
 @dataclass
@@ -79,20 +63,6 @@ def next_link(header: str) -> str | None:
         if m:
             return m.group(1)
     return None
-
-
-def _message(response: httpx.Response) -> str:
-    """GitHub's own ``message`` from an error body, short and on one line."""
-    try:
-        body = json.loads(response.content)
-    except ValueError:
-        return response.reason_phrase or "no message"
-    text = body.get("message") if isinstance(body, dict) else None
-    return " ".join(str(text or response.reason_phrase).split())[:200]
-
-
-def _clock_text(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%H:%M UTC")
 
 
 class GitHubClient:
@@ -121,18 +91,30 @@ class GitHubClient:
         self._cache = cache
         self._slots = threading.BoundedSemaphore(concurrency)
         self.concurrency = concurrency
-        self._max_wait = max_wait_seconds
         self._max_retries = max_retries
         self._backoff = backoff
-        self._secondary_wait = secondary_wait
         self._sleep = sleep
-        self._clock = clock
         self._lock = threading.Lock()
-        self._resume_at = 0.0
-        self._secondary_hits = 0
+        self._limits = RateLimits(
+            repo=repo,
+            token_env=token_env,
+            anonymous=anonymous,
+            max_wait_seconds=max_wait_seconds,
+            secondary_wait=secondary_wait,
+            sleep=sleep,
+            clock=clock,
+        )
         self.stats = Stats()
-        self.rate_remaining: int | None = None
-        self.rate_reset: int | None = None
+
+    @property
+    def rate_remaining(self) -> int | None:
+        """Requests left of the primary limit, as the last answer said (None: not said)."""
+        return self._limits.remaining
+
+    @property
+    def rate_reset(self) -> int | None:
+        """When the primary limit resets (Unix time), as the last answer said."""
+        return self._limits.reset
 
     def close(self) -> None:
         self._http.close()
@@ -257,7 +239,7 @@ class GitHubClient:
         if content is not None:
             headers["Content-Type"] = "application/json; charset=utf-8"
         while True:
-            self._wait_for_pause()
+            self._limits.wait_for_pause()
             try:
                 with self._slots:
                     with self._lock:
@@ -272,7 +254,7 @@ class GitHubClient:
             self._note(response)
             status = response.status_code
             if status in (403, 429):
-                wait = self._rate_limit_wait(response, url)
+                wait = self._limits.wait_after(response)
                 if wait is not None:
                     waits += 1
                     if waits > MAX_RATE_LIMIT_WAITS:
@@ -281,7 +263,7 @@ class GitHubClient:
                             f" {waits - 1} waits: re-run later (what was fetched is cached)",
                             status,
                         )
-                    self._pause(wait)
+                    self._limits.pause(wait)
                     continue
             if status in RETRY_STATUSES:
                 failures += 1
@@ -300,83 +282,17 @@ class GitHubClient:
         return float(min(30.0, self._backoff * 2 ** (failures - 1)) * random.uniform(0.5, 1.5))
 
     def _note(self, response: httpx.Response) -> None:
-        remaining = response.headers.get("x-ratelimit-remaining")
-        reset = response.headers.get("x-ratelimit-reset")
         with self._lock:
             self.stats.statuses[response.status_code] += 1
             if response.status_code == 304:
                 self.stats.not_modified += 1
-            if remaining is not None and remaining.isdigit():
-                self.rate_remaining = int(remaining)
-            if reset is not None and reset.isdigit():
-                self.rate_reset = int(reset)
-
-    def _rate_limit_wait(self, response: httpx.Response, url: str) -> float | None:
-        """Seconds to wait before retrying, None when this 403/429 is not a rate limit.
-
-        GitHub's rules: honour ``Retry-After``; else, with no requests left,
-        wait for ``X-RateLimit-Reset``; else, for a secondary limit, wait a
-        minute, longer each time it happens again.
-        """
-        headers = response.headers
-        retry_after = retry_after_seconds(headers.get("retry-after"))
-        text = _message(response).lower()
-        if retry_after is not None:
-            wait = retry_after
-        elif headers.get("x-ratelimit-remaining") == "0":
-            reset = int(headers.get("x-ratelimit-reset", "0") or 0)
-            wait = max(0.0, reset - self._clock()) + 1.0
-            if wait > self._max_wait:
-                raise self._exhausted(headers, reset)
-            return wait
-        elif "secondary rate limit" in text or response.status_code == 429:
-            with self._lock:
-                self._secondary_hits += 1
-                hits = self._secondary_hits
-            wait = self._secondary_wait * 2 ** (hits - 1)
-        else:
-            return None
-        if wait > self._max_wait:
-            resume = _clock_text(self._clock() + wait)
-            raise GitHubError(
-                f"{self.repo}: GitHub's secondary rate limit asks to wait {wait:.0f} s, more"
-                f" than [github] max_wait_seconds={self._max_wait:g}: re-run after {resume}"
-                " (what was fetched is cached)",
-                response.status_code,
-            )
-        return wait
-
-    def _exhausted(self, headers: httpx.Headers, reset: int) -> GitHubError:
-        limit = headers.get("x-ratelimit-limit", "?")
-        hint = (
-            f"; set {self._token_env} to a token for 5,000 requests/hour" if self.anonymous else ""
-        )
-        return GitHubError(
-            f"{self.repo}: the GitHub API rate limit ({limit} requests/hour) is used up until"
-            f" {_clock_text(reset)}, more than [github] max_wait_seconds={self._max_wait:g} away:"
-            f" re-run after that; what was fetched is cached{hint}",
-            403,
-        )
-
-    def _pause(self, seconds: float) -> None:
-        """Hold every worker of this client, not just the one that was told to wait."""
-        with self._lock:
-            self._resume_at = max(self._resume_at, self._clock() + seconds)
-        log.info("%s: GitHub rate limit, waiting %.0f s", self.repo, seconds)
-
-    def _wait_for_pause(self) -> None:
-        while True:
-            with self._lock:
-                left = self._resume_at - self._clock()
-            if left <= 0:
-                return
-            self._sleep(left)
+        self._limits.note(response.headers)
 
     # -- errors ----------------------------------------------------------------
 
     def error_for(self, response: httpx.Response, url: str) -> GitHubError:
         """One line for a failed answer, naming the repository and what to do."""
-        status, msg, where = response.status_code, _message(response), _path(url)
+        status, msg, where = response.status_code, github_message(response), _path(url)
         token = f"${self._token_env}"
         if status == 401:
             text = (

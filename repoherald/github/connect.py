@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 
 from repoherald import __version__
-from repoherald.config import GitHubSettings
+from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import SourceError
 from repoherald.github.client import GitHubClient
 from repoherald.github.etags import EtagCache

@@ -17,10 +17,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from repoherald.config import GitHubSettings
+from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import SourceError
-from repoherald.github.client import GitHubClient, GitHubError
+from repoherald.github.client import GitHubClient
 from repoherald.github.connect import open_client, parse_api_url
+from repoherald.github.errors import GitHubError
 from repoherald.github.parse import ShapeError, pick_pull, pull_from_json
 from repoherald.github.ref import RepoRef, repo_from_web_url
 from repoherald.models import PullRequest

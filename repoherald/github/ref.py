@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from repoherald.config import GITHUB_REPO, GitHubSettings
+from repoherald.config.defaults import GITHUB_REPO
+from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import SourceError
 
 

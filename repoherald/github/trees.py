@@ -31,7 +31,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from repoherald.github.client import GitHubClient, GitHubError
+from repoherald.github.client import GitHubClient
+from repoherald.github.errors import GitHubError
 
 MAX_TREES = 4096
 """Directory listings kept in memory (LRU); a listing is small, a day needs a few hundred."""

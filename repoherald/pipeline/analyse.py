@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.analysis.rules import RuleAnalyser
-from repoherald.config import RepoConfig
+from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
 from repoherald.i18n import t
-from repoherald.llm.analyser import LlmAnalyser, LlmJob
+from repoherald.llm.analyser import LlmAnalyser
+from repoherald.llm.job import LlmJob
 from repoherald.models import (
     Analysis,
     ChangeType,

@@ -34,8 +34,8 @@ from repoherald.analysis.surface import (
     reexports,
     versions_from_changes,
 )
-from repoherald.config import RepoConfig
-from repoherald.config_downstream import Downstream
+from repoherald.config.downstream import Downstream
+from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
 from repoherald.i18n import localise
 from repoherald.models import (

@@ -20,7 +20,8 @@ from zoneinfo import ZoneInfo
 from repoherald import __version__
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.breaker import CircuitBreaker
-from repoherald.config import RepoConfig, Settings
+from repoherald.config.repos import RepoConfig
+from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
 from repoherald.models import DayReport, DownstreamCheck, Entry, Importance, RepoSection, Text

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from repoherald.config import DaySelection, RepoConfig, Settings
+from repoherald.config.days import DaySelection
+from repoherald.config.repos import RepoConfig
+from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, UsageError
 from repoherald.llm.analyser import endpoint_breaker
 from repoherald.pipeline.events import Emitter, EventSink

@@ -28,7 +28,7 @@ from typing import Any, ClassVar, cast
 
 from pydantic import Field, field_validator
 
-from repoherald.config import DEFAULT_LANG, DEFAULT_PATH_TEMPLATE, Lang
+from repoherald.config.defaults import DEFAULT_LANG, DEFAULT_PATH_TEMPLATE, Lang
 from repoherald.errors import PublishError
 from repoherald.publish.atomic import sweep_stale, write_atomic, write_files
 from repoherald.publish.base import (

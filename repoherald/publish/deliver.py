@@ -21,7 +21,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from repoherald.config import NamedTarget
+from repoherald.config.targets import NamedTarget
 from repoherald.errors import PublishError
 from repoherald.publish.base import (
     Delivery,

@@ -32,7 +32,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from repoherald.config import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV, GitHubSettings
+from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
+from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import PublishError, SourceError
 from repoherald.github.connect import open_client
 from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status

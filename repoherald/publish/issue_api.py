@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from repoherald.errors import PublishError, SourceError
-from repoherald.github.client import GitHubClient, GitHubError
+from repoherald.github.client import GitHubClient
+from repoherald.github.errors import GitHubError
 from repoherald.redact import redact
 
 MAX_LIST_PAGES = 10

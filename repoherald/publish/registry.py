@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from repoherald.config import describe_validation_error
+from repoherald.config.file import describe_validation_error
 from repoherald.errors import ConfigError
 from repoherald.publish.base import Publisher
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from repoherald.config import GitHubSettings
+from repoherald.config.endpoints import GitHubSettings
 from repoherald.models import Commit, FileChange, PullRequest
 
 

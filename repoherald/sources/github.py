@@ -43,11 +43,12 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from repoherald.analysis.facts import file_kind
-from repoherald.config import RepoConfig
+from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
 from repoherald.github import parse
-from repoherald.github.client import GitHubClient, GitHubError
+from repoherald.github.client import GitHubClient
 from repoherald.github.connect import open_client, read_token, warn_anonymous
+from repoherald.github.errors import GitHubError
 from repoherald.github.patch import assemble
 from repoherald.github.pulls import fetch_pull_request
 from repoherald.github.ref import RepoRef

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from repoherald.config import RepoConfig
+from repoherald.config.repos import RepoConfig
 from repoherald.errors import ConfigError, SourceError
 from repoherald.sources.base import Source, SourceContext
 from repoherald.sources.locations import backend_scheme

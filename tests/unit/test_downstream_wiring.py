@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from repoherald.config import build_settings
-from repoherald.config_downstream import Downstream
+from repoherald.config.downstream import Downstream
 from repoherald.errors import UsageError
 from repoherald.i18n import localise
 from repoherald.models import (

@@ -18,8 +18,9 @@ import pytest
 
 from repoherald.config import GitHubSettings
 from repoherald.errors import SourceError
-from repoherald.github.client import GitHubClient, GitHubError, next_link
+from repoherald.github.client import GitHubClient, next_link
 from repoherald.github.connect import open_client, parse_api_url, read_token
+from repoherald.github.errors import GitHubError
 from repoherald.github.etags import EtagCache
 from repoherald.redact import _forget_all, redact
 

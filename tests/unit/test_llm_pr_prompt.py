@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repoherald.llm.analyser import _pr_fields
+from repoherald.llm.prompt import _pr_fields
 from repoherald.models import PullRequest
 
 HOSTILE = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from repoherald.config import RepoConfig
+from repoherald.config.repos import RepoConfig
 from repoherald.github.pulls import PullRequestLookup
 from repoherald.models import Commit, FileChange, PullRequest
 from repoherald.sources.base import SourceContext, SourceInfo

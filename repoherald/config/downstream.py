@@ -1,7 +1,7 @@
 """The "Affects your code" settings of a repository: downstream checkouts, watch globs, packages.
 
-Kept apart from :mod:`repoherald.config` (which only declares the keys and
-calls these) so the rules live in one place for the file and the flags alike:
+Kept apart from :mod:`repoherald.config.file` (which only declares the keys
+and calls these) so the rules live in one place for the file and the flags alike:
 paths are resolved against the config file's directory (the working
 directory for flags) but shown as written, watch globs are compiled once so a
 bad one is a usage error before any repository is read, and package names

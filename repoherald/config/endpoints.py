@@ -1,0 +1,150 @@
+"""The remote services' settings, GitHub and the LLM: flags over the file.
+
+Both name the environment variable holding their credential, never the
+credential itself; a value that looks like a pasted key is refused without
+being echoed, and masked wherever it might appear.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
+from repoherald.config.file import _GitHubFile, _LlmFile
+from repoherald.errors import ConfigError, UsageError
+from repoherald.llm.settings import LlmSettings
+from repoherald.redact import register, secret_env
+
+
+@dataclass(frozen=True, slots=True)
+class GitHubSettings:
+    """The GitHub REST API. Holds the *name* of the token's variable, never the token.
+
+    The values are checked when a repository is opened (an API URL that is not
+    http(s), a token variable that is not set), so one bad setting costs the
+    GitHub repositories their reports, not the whole run.
+    """
+
+    api_url: str = DEFAULT_GITHUB_API
+    token_env: str = DEFAULT_GITHUB_TOKEN_ENV
+    token_env_explicit: bool = False
+    """True when ``token_env`` was configured: then an unset variable is an error, not anonymous."""
+    concurrency: int = 4
+    max_wait_seconds: float = 300.0
+    retry_backoff: float = 1.0
+    """Seconds before the first retry of a 5xx or a dropped connection (doubling after)."""
+    secondary_wait: float = 60.0
+    """Seconds to wait after a secondary rate limit without ``Retry-After`` (GitHub: a minute)."""
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_KEY_PREFIXES = ("sk-", "gsk_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-",
+                 "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "hf_", "AKIA", "AIza")  # fmt: skip
+
+
+def _looks_like_key(value: str) -> bool:
+    """True for a credential pasted where a variable NAME belongs.
+
+    A known key prefix; or a long token that is not ALL_CAPS_WITH_UNDERSCORES
+    and scatters digits and capitals the way generated keys do (several digit
+    runs, capitals next to digits or alone between small letters), which
+    CamelCase or snake_case names such as ``OpenAiKeyForTeam2024`` do not.
+    """
+    if any(value.startswith(p) and len(value) >= len(p) + 6 for p in _KEY_PREFIXES):
+        return True
+    if len(value) <= 24 or re.fullmatch(r"[A-Z][A-Z0-9_]*", value):
+        return False
+    digit_runs = len(re.findall(r"\d+", value))
+    odd_capitals = len(re.findall(r"[A-Z]\d|[a-z][A-Z](?![a-z])", value))
+    return digit_runs >= 1 and digit_runs + odd_capitals >= 4
+
+
+def check_llm_limits(concurrency: int | None, token_budget: int | None) -> None:
+    """Bad numbers are usage errors even when no LLM is configured (they would be later)."""
+    if concurrency is not None and not 1 <= concurrency <= 64:
+        raise UsageError(f"--llm-concurrency {concurrency} is out of range: use 1 to 64")
+    if token_budget is not None and token_budget < 1:
+        raise UsageError("--llm-token-budget must be a positive number of tokens")
+
+
+def _check_key_env(key_env: str) -> None:
+    """The key's variable must be a variable name (never echo it: it may be the key) and set."""
+    if _looks_like_key(key_env):
+        register(key_env)
+        raise UsageError(
+            "the LLM API key setting (--llm-api-key-env or [llm] api_key_env): this looks like"
+            " a key, not a variable name; give the NAME of an environment variable that holds"
+            " the key, e.g. DEEPSEEK_API_KEY"
+        )
+    if not _ENV_NAME.fullmatch(key_env):
+        register(key_env)
+        raise UsageError(
+            "the LLM API key setting must be the NAME of an environment variable"
+            " (e.g. DEEPSEEK_API_KEY), not the key itself"
+        )
+    if not secret_env(key_env):
+        raise UsageError(
+            f"environment variable {key_env} is not set: export it with your API key,"
+            " or drop --llm-api-key-env for a server that needs no key"
+        )
+
+
+def github_settings(f: _GitHubFile) -> GitHubSettings:
+    """The ``[github]`` table as settings; a token_env that is not a variable name is refused."""
+    if f.token_env is not None and (
+        _looks_like_key(f.token_env) or not _ENV_NAME.fullmatch(f.token_env)
+    ):
+        register(f.token_env)  # never echoed, and masked wherever it might appear
+        raise ConfigError(
+            "[github] token_env must be the NAME of an environment variable that holds the"
+            " token (e.g. GITHUB_TOKEN), not the token itself"
+        )
+    return GitHubSettings(
+        api_url=f.api_url.rstrip("/"),
+        token_env=f.token_env or DEFAULT_GITHUB_TOKEN_ENV,
+        token_env_explicit=f.token_env is not None,
+        concurrency=f.concurrency,
+        max_wait_seconds=f.max_wait_seconds,
+    )
+
+
+def llm_settings(
+    f: _LlmFile,
+    base_url: str | None,
+    model: str | None,
+    api_key_env: str | None,
+    concurrency: int | None,
+    token_budget: int | None,
+) -> LlmSettings | None:
+    """The LLM endpoint, or None for rules only. Flags override the [llm] table."""
+    url = base_url or f.base_url
+    name = model or f.model
+    if not url and not name:
+        return None
+    if not url or not name:
+        raise UsageError(
+            "an LLM needs both a base URL and a model: set --llm-base-url and --llm-model"
+            " (or base_url and model in [llm])"
+        )
+    if not re.fullmatch(r"https?://[^\s]+", url):
+        raise UsageError(
+            f"LLM base URL {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1"
+        )
+    key_env = api_key_env if api_key_env is not None else f.api_key_env
+    if key_env:
+        _check_key_env(key_env)
+    workers = concurrency if concurrency is not None else f.concurrency
+    budget = token_budget if token_budget is not None else f.token_budget
+    return LlmSettings(
+        base_url=url.rstrip("/"),
+        model=name,
+        api_key_env=key_env or None,
+        concurrency=workers,
+        timeout=f.timeout,
+        max_output_tokens=f.max_output_tokens,
+        temperature=f.temperature,
+        context_tokens=f.context_tokens,
+        max_retries=f.max_retries,
+        token_budget=budget,
+    )

@@ -1,0 +1,294 @@
+"""The ``repoherald.toml`` file: its tables as pydantic models, and reading it.
+
+The file is validated with pydantic so a typo is reported with its location
+(``repos.0.brnach: extra inputs are not permitted``) instead of being silently
+ignored. Secrets never live here: the file may only *name* an environment
+variable.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from repoherald.config.defaults import DEFAULT_GITHUB_API, GITHUB_REPO, Lang
+from repoherald.config.downstream import check_packages, check_watch, check_web_url
+from repoherald.errors import ConfigError, UsageError
+from repoherald.publish.layout import template_validator
+
+_In = TypeVar("_In")
+_Out = TypeVar("_Out")
+
+
+class _RepoFile(BaseModel):
+    """One repository to report on (any number of them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(
+        min_length=1,
+        description="A local path (relative to this file), a clone URL, or github:owner/name.",
+    )
+    branch: str | None = Field(
+        default=None, description="Default: the repository's default branch."
+    )
+    name: str | None = Field(
+        default=None, description="Display name and report folder. Default: from the URL or origin."
+    )
+    web_url: str | None = Field(
+        default=None,
+        description="Base URL for commit and PR links. Default: derived for github.com.",
+    )
+    areas: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Area name -> path globs; first match wins. Default: top-level directories.",
+    )
+    lang: Lang | None = Field(
+        default=None, description="This repository's report language under `run`."
+    )
+    tz: str | None = Field(
+        default=None, description="This repository's day boundaries under `run`."
+    )
+    github: str | None = Field(
+        default=None,
+        description="owner/name on GitHub, for pull-request context of a git source.",
+    )
+
+    @field_validator("github")
+    @classmethod
+    def _owner_name(cls, value: str | None) -> str | None:
+        if value is not None and not GITHUB_REPO.fullmatch(value):
+            raise ValueError("must be owner/name, e.g. vllm-project/vllm")
+        return value
+
+    downstream: list[str] = Field(
+        default_factory=list,
+        description="Checkouts of your own code built on this repository (paths relative to"
+        " this file): the report shows what each commit breaks or changes in them.",
+    )
+    downstream_web_urls: dict[str, str] = Field(
+        default_factory=dict,
+        description="A `downstream` entry -> its web page, for file:line links."
+        " Default: from the checkout's origin on github.com or gitlab.com.",
+    )
+    watch: list[str] = Field(
+        default_factory=list,
+        description="Path globs of this repository (`**` spans directories): a commit"
+        ' touching one is listed under "Affects your code".',
+    )
+    upstream_packages: list[str] = Field(
+        default_factory=list,
+        description='This repository\'s top-level import packages, e.g. ["vllm"].'
+        " Default: read from its tree.",
+    )
+
+    @field_validator("web_url")
+    @classmethod
+    def _http_only(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"https?://[^\s<>()\[\]`\"']+", value):
+            raise ValueError("must be a plain http(s) URL such as https://github.com/owner/name")
+        return value
+
+    @field_validator("watch")
+    @classmethod
+    def _globs(cls, value: list[str]) -> list[str]:
+        return list(_as_value_error(check_watch, value))
+
+    @field_validator("upstream_packages")
+    @classmethod
+    def _packages(cls, value: list[str]) -> list[str]:
+        return list(_as_value_error(check_packages, value))
+
+    @field_validator("downstream_web_urls")
+    @classmethod
+    def _downstream_urls(cls, value: dict[str, str]) -> dict[str, str]:
+        return {k: _as_value_error(check_web_url, v) for k, v in value.items()}
+
+
+def _as_value_error(check: Callable[[_In], _Out], value: _In) -> _Out:
+    """Run a shared check inside a pydantic validator (which reports ValueError with the key)."""
+    try:
+        return check(value)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+
+
+class _ReportFile(BaseModel):
+    """Where and how reports are written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tz: str | None = Field(default=None, description="IANA zone of the days (Asia/Shanghai); --tz.")
+    lang: Lang | None = Field(default=None, description="Report language (zh); --lang.")
+    out: str | None = Field(
+        default=None, description="Archive directory, relative to this file; --out."
+    )
+    name: str | None = Field(
+        default=None, description="{name} in the path of a multi-repository report."
+    )
+    path: str | None = Field(
+        default=None,
+        description="Path template: {year}, {month}, {day}, {date}, {name}; .md/.json appended.",
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _valid_template(cls, value: str | None) -> str | None:
+        return template_validator(value) if value is not None else None
+
+
+class _LlmFile(BaseModel):
+    """An OpenAI-compatible endpoint; omit the table for rules only."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = Field(default=None, description="e.g. https://api.deepseek.com/v1")
+    model: str | None = Field(default=None, description="Model name at that endpoint.")
+    api_key_env: str | None = Field(
+        default=None, description="NAME of the env variable holding the key (never the key)."
+    )
+    concurrency: int = Field(default=4, ge=1, le=64, description="Parallel requests.")
+    timeout: float = Field(default=120.0, gt=0, le=3600, description="Seconds per request.")
+    max_output_tokens: int = Field(
+        default=2048, ge=256, le=131072, description="Output room of a full analysis."
+    )
+    temperature: float = Field(default=0.2, ge=0, le=2)
+    context_tokens: int = Field(
+        default=32768, ge=4096, le=2_000_000, description="Context window; the diff is packed."
+    )
+    max_retries: int = Field(
+        default=4, ge=0, le=10, description="Retries of timeouts, resets, 429 and 5xx."
+    )
+    token_budget: int | None = Field(
+        default=None, ge=1, description="Stop sending once a run has used this many tokens."
+    )
+
+
+class _RunFile(BaseModel):
+    """Settings of the scheduled `run` command."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_catch_up_days: int = Field(
+        default=7, ge=1, le=366, description="Missed days `run` reports per repository, at most."
+    )
+
+
+class _PublishFile(BaseModel):
+    """A delivery target; keys beyond these belong to its `type` (see Delivery)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = Field(min_length=1, description="archive, webhook, ...")
+    name: str | None = Field(
+        default=None,
+        description="The target's name (ledger key, --only). Default: type, or type-kind.",
+    )
+    repos: list[str] | None = Field(
+        default=None, description="Only these repositories (by report name). Default: all."
+    )
+
+
+class _GitHubFile(BaseModel):
+    """The GitHub REST API: `github:owner/name` sources and pull-request context."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    api_url: str = Field(
+        default=DEFAULT_GITHUB_API,
+        description="API root; GitHub Enterprise: https://HOST/api/v3.",
+    )
+    token_env: str | None = Field(
+        default=None,
+        description="NAME of the env variable holding the token (default GITHUB_TOKEN).",
+    )
+    concurrency: int = Field(default=4, ge=1, le=16, description="Requests in flight, at most.")
+    max_wait_seconds: float = Field(
+        default=300,
+        ge=0,
+        le=3600,
+        description="Wait this long for a rate limit to reset; beyond it, stop and say when.",
+    )
+
+
+class _ConfigFile(BaseModel):
+    """The whole ``repoherald.toml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    home: str | None = Field(
+        default=None, description="Store and mirrors; REPOHERALD_HOME/--home win."
+    )
+    run: _RunFile = Field(default_factory=_RunFile)
+    report: _ReportFile = Field(default_factory=_ReportFile)
+    repos: list[_RepoFile] = Field(default_factory=list)
+    llm: _LlmFile = Field(default_factory=_LlmFile)
+    publish: list[_PublishFile] = Field(
+        default_factory=list,
+        description="Where `run` and `publish` deliver each repository-day (any number).",
+    )
+    github: _GitHubFile = Field(default_factory=_GitHubFile)
+
+
+def load_config_file(path: Path) -> _ConfigFile:
+    """Read and validate a ``repoherald.toml``; raise ConfigError naming the problem."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist: check the --config path") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8: save it as UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    try:
+        return _ConfigFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"config file {path}: {describe_validation_error(exc)}") from None
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first problem, located (``repos.0.brnach``), with a did-you-mean for a typo'd key.
+
+    Shared by every pydantic-validated table (the config file, publisher options).
+    """
+    err = exc.errors()[0]
+    loc = [str(p) for p in err["loc"]]
+    where = ".".join(loc) or "(top level)"
+    hint = " (see the README's configuration reference)"
+    if err["type"] == "extra_forbidden" and loc:
+        known = _known_keys(exc.title, loc[:-1])
+        close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
+        if close:
+            hint = f": did you mean {close[0]!r}?"
+    return f"{where}: {err['msg']}{hint}"
+
+
+def _known_keys(model_name: str, parents: list[str]) -> list[str]:
+    """Field names of the table at ``parents`` in the config file's schema."""
+    model: Any = _ConfigFile if model_name == _ConfigFile.__name__ else None
+    if model is None:
+        return []
+    for part in parents:
+        if part.isdigit():
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        args = getattr(ann, "__args__", ())
+        model = next(
+            (a for a in (ann, *args) if isinstance(a, type) and issubclass(a, BaseModel)), None
+        )
+        if model is None:
+            return []
+    return list(model.model_fields)

@@ -1,0 +1,203 @@
+"""One frozen settings object, built once: flags > environment > file > defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import platformdirs
+
+from repoherald.config.days import DaySelection, check_tz, select_days
+from repoherald.config.defaults import (
+    CONFIG_FILE_NAME,
+    DEFAULT_LANG,
+    DEFAULT_OUT,
+    DEFAULT_PATH_TEMPLATE,
+    DEFAULT_TZ,
+    Lang,
+)
+from repoherald.config.endpoints import (
+    GitHubSettings,
+    check_llm_limits,
+    github_settings,
+    llm_settings,
+)
+from repoherald.config.file import _ConfigFile, load_config_file
+from repoherald.config.repos import (
+    RepoConfig,
+    checked_web_url,
+    repo_from_file,
+    with_downstream_flags,
+)
+from repoherald.config.targets import NamedTarget, publish_targets
+from repoherald.errors import UsageError
+from repoherald.llm.settings import LlmSettings
+from repoherald.sources.locations import is_local_path
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    repos: tuple[RepoConfig, ...]
+    selection: DaySelection
+    tz_name: str
+    lang: Lang
+    out_dir: Path
+    home: Path
+    report_name: str | None = None
+    path_template: str = DEFAULT_PATH_TEMPLATE
+    debug: bool = False
+    llm: LlmSettings | None = None
+    max_catch_up_days: int = 7
+    """``run`` without a date reports at most this many missed days per repository."""
+    repos_from_config: bool = False
+    """True when the repositories came from ``[[repos]]`` rather than ``--repo``."""
+    github: GitHubSettings = field(default_factory=GitHubSettings)
+    extra: dict[str, Any] = field(default_factory=dict)
+    publish: tuple[NamedTarget, ...] = ()
+    """The validated ``[[publish]]`` targets (the archive of ``run`` is not one of them)."""
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.tz_name)
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "repoherald.db"
+
+    @property
+    def mirrors_dir(self) -> Path:
+        return self.home / "mirrors"
+
+
+def default_home() -> Path:
+    """``REPOHERALD_HOME`` or the per-user data directory."""
+    env = os.environ.get("REPOHERALD_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir("repoherald", appauthor=False))
+
+
+def build_settings(
+    *,
+    repos: tuple[str, ...] = (),
+    branch: str | None = None,
+    day: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    tz: str | None = None,
+    lang: str | None = None,
+    out: str | None = None,
+    config: str | None = None,
+    home: str | None = None,
+    debug: bool = False,
+    now: datetime | None = None,
+    cwd: Path | None = None,
+    llm_base_url: str | None = None,
+    llm_model: str | None = None,
+    llm_api_key_env: str | None = None,
+    llm_concurrency: int | None = None,
+    llm_token_budget: int | None = None,
+    no_llm: bool = False,
+    name: str | None = None,
+    web_url: str | None = None,
+    downstream: tuple[str, ...] = (),
+    watch: tuple[str, ...] = (),
+) -> Settings:
+    """Merge the config file, the environment and the flags into :class:`Settings`.
+
+    ``config`` defaults to ``./repoherald.toml`` when that file exists.
+    """
+    cwd = cwd or Path.cwd()
+    file_cfg = _ConfigFile()
+    base = cwd
+    if config is not None:
+        file_cfg = load_config_file(Path(config))
+        base = Path(config).resolve().parent
+    elif (cwd / CONFIG_FILE_NAME).is_file():
+        file_cfg = load_config_file(cwd / CONFIG_FILE_NAME)
+
+    tz_name = check_tz(
+        tz
+        if tz is not None
+        else os.environ.get("REPOHERALD_TZ") or file_cfg.report.tz or DEFAULT_TZ
+    )
+    lang_value = lang or os.environ.get("REPOHERALD_LANG") or file_cfg.report.lang or DEFAULT_LANG
+    if lang_value not in ("zh", "en"):
+        raise UsageError(f"unknown language {lang_value!r}: use zh or en")
+
+    if (name or web_url) and len(repos) != 1:
+        raise UsageError("--name and --web-url describe one repository: give exactly one --repo")
+    if repos:
+        repo_cfgs = tuple(
+            RepoConfig(
+                source=str((cwd / Path(r).expanduser()).resolve()) if is_local_path(r) else r,
+                branch=branch,
+                name=name,
+                web_url=checked_web_url(web_url),
+            )
+            for r in repos
+        )
+    elif file_cfg.repos:
+        repo_cfgs = tuple(repo_from_file(r, base) for r in file_cfg.repos)
+        if branch is not None:
+            repo_cfgs = tuple(replace(r, branch=branch) for r in repo_cfgs)
+    else:
+        raise UsageError(
+            "no repository given: pass --repo PATH_OR_URL or list [[repos]] in repoherald.toml"
+        )
+
+    repo_cfgs = with_downstream_flags(repo_cfgs, downstream, watch, cwd)
+    seen: set[str] = set()
+    unique = []
+    for r in repo_cfgs:
+        if r.source not in seen:
+            seen.add(r.source)
+            unique.append(r)
+    repo_cfgs = tuple(unique)
+
+    if home:
+        home_path = Path(home).expanduser()
+    elif os.environ.get("REPOHERALD_HOME"):
+        home_path = default_home()
+    elif file_cfg.home:
+        home_path = (base / Path(file_cfg.home).expanduser()).resolve()
+    else:
+        home_path = default_home()
+
+    out_dir = Path(out or file_cfg.report.out or DEFAULT_OUT)
+    if not out_dir.is_absolute():
+        out_dir = (cwd if out else base) / out_dir
+
+    template = file_cfg.report.path or DEFAULT_PATH_TEMPLATE
+
+    check_llm_limits(llm_concurrency, llm_token_budget)
+    llm = (
+        None
+        if no_llm
+        else llm_settings(
+            file_cfg.llm, llm_base_url, llm_model, llm_api_key_env, llm_concurrency,
+            llm_token_budget,
+        )
+    )  # fmt: skip
+
+    github = github_settings(file_cfg.github)
+    return Settings(
+        llm=llm,
+        repos=repo_cfgs,
+        selection=select_days(ZoneInfo(tz_name), day, since, until, now=now),
+        tz_name=tz_name,
+        lang=lang_value,  # type: ignore[arg-type]
+        out_dir=out_dir,
+        home=home_path,
+        report_name=file_cfg.report.name,
+        path_template=template,
+        debug=debug,
+        max_catch_up_days=file_cfg.run.max_catch_up_days,
+        github=github,
+        repos_from_config=not repos,
+        publish=publish_targets(file_cfg.publish, github),
+    )

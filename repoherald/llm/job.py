@@ -1,0 +1,19 @@
+"""One commit to analyse, as the analyser, the prompt and the answer's checks all see it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from repoherald.models import Analysis, Commit, Facts
+
+
+@dataclass(frozen=True)
+class LlmJob:
+    """One commit to analyse, with everything the prompt and the fact-check need."""
+
+    commit: Commit
+    facts: Facts
+    rules: Analysis
+    patch: str
+    patch_cut: bool
+    repo: str

@@ -1,0 +1,118 @@
+"""What the model is shown: the prompt templates, and the commit's and PR's words as data.
+
+Untrusted text (commit message, pull-request description) is cleaned of
+trailers and e-mail addresses and cannot close the prompt's delimited data
+block; the repair turn asks for valid JSON after an answer that was not.
+Whatever changes here changes the prompt: bump
+:data:`repoherald.llm.analyser.PROMPT_VERSION` so cached analyses are redone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from repoherald.emails import hide_emails
+from repoherald.llm.client import dumps_schema
+from repoherald.llm.job import LlmJob
+from repoherald.models import PullRequest
+
+_TRAILER = re.compile(
+    r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|cc|"
+    r"change-id)\s*:.*$",
+    re.I | re.M,
+)
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("repoherald", "llm/prompts"),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+    )
+
+
+def clean_message(message: str) -> str:
+    """The commit message as the model sees it: trailers and e-mail addresses removed."""
+    text = _TRAILER.sub("", message)
+    text = hide_emails(text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def messages(
+    job: LlmJob,
+    lang: str,
+    depth: str,
+    schema: dict[str, Any],
+    native_schema: bool,
+    diff: Any,
+) -> list[dict[str, str]]:
+    """The system and user messages of one request (``diff`` None: the prompt without it)."""
+    nonce = hashlib.sha256(f"repoherald:{job.commit.sha}".encode()).hexdigest()[:16]
+    env = _env()
+    system = env.get_template("system.j2").render(
+        lang=lang,
+        repo=job.repo,
+        nonce=nonce,
+        schema_in_prompt=not native_schema,
+        schema=dumps_schema(schema),
+    )
+    user = env.get_template("user.j2").render(
+        lang=lang,
+        nonce=nonce,
+        depth=depth,
+        title=hide_emails(job.commit.title),
+        author=job.commit.author.name,
+        pr=job.facts.pr_number,
+        **_pr_fields(job.facts.pull_request),
+        message=clean_message(job.commit.body),
+        facts=job.facts,
+        rules=job.rules,
+        api=", ".join(f"{a.change} {a.name} ({a.path})" for a in job.facts.api_changes[:30]),
+        deps=", ".join(
+            f"{d.name} {d.old or '-'} -> {d.new or '-'}" for d in job.facts.dependency_changes[:30]
+        ),
+        unseen=list(diff.unseen) if diff is not None else [],
+        diff=diff.text if diff is not None else "",
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def repair_prompt(lang: str, error: str) -> str:
+    """The follow-up turn after an answer that did not validate, quoting the first error."""
+    if lang == "zh":
+        return f"上面的回答不是有效的 JSON 或不符合 Schema（{error}）。请只输出修正后的 JSON 对象。"
+    return (
+        f"The answer above is not valid JSON for the schema ({error}). "
+        "Reply with the corrected JSON object only."
+    )
+
+
+PR_BODY_CHARS = 4000
+_DELIMITER = re.compile(r"</?\s*commit-data", re.IGNORECASE)
+
+
+def _pr_fields(pr: PullRequest | None) -> dict[str, str]:
+    """The pull request's own words for the prompt, as data.
+
+    A PR description can be edited after the commit exists, so unlike the
+    commit message it could carry the data block's closing tag: any
+    delimiter-like text is defused before it reaches the prompt.
+    """
+    if pr is None:
+        return {"pr_title": "", "pr_labels": "", "pr_body": ""}
+
+    def inert(text: str) -> str:
+        return _DELIMITER.sub("(commit data)", hide_emails(text))
+
+    return {
+        "pr_title": inert(pr.title),
+        "pr_labels": inert(", ".join(pr.labels)),
+        "pr_body": inert(clean_message(pr.body)[:PR_BODY_CHARS]),
+    }
