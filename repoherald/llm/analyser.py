@@ -2,7 +2,7 @@
 
 The rule analysis triages first: low-importance commits get a short request,
 medium and high the full one. Each answer must parse as JSON, validate
-against :mod:`llm_schema`, and survive the fact-check before it replaces the
+against :mod:`repoherald.llm.schema`, and survive the fact-check before it replaces the
 rule analysis. Anything else (a truncated answer, invalid JSON after one
 repair, an endpoint that keeps failing, an exhausted token budget) leaves the
 commit with its rule analysis and a visible note saying why. An endpoint that
