@@ -216,9 +216,7 @@ def bind_problems(sig: Signature, call: CallShape) -> list[Text]:
     problems: list[Text] = []
     slots = sig.positional()
     if call.positional > len(slots) and sig.varargs is None:
-        problems.append(
-            Text("ds.sig.too_many", {"given": call.positional, "accepted": len(slots)})
-        )
+        problems.append(Text("ds.sig.too_many", {"given": call.positional, "accepted": len(slots)}))
     filled = {p.name for p in slots[: call.positional]}
     named = sig.named()
     for kw in call.keywords:
