@@ -49,6 +49,7 @@ from repoherald.analysis.facts import AreaRules, FactsExtractor
 from repoherald.analysis.impact import Impact, match
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.analysis.surface import SurfaceDiffer, reexports, versions_from_changes
+from repoherald.i18n import localise
 from repoherald.models import Commit, FileChange
 from repoherald.sources.checkout import index_checkout
 from repoherald.sources.git.repo import GitRepo
@@ -228,7 +229,7 @@ def report_impacts(results: list[tuple[Commit, list[Impact]]]) -> None:
     for commit, impact in hits[:12]:
         print(
             f"    {commit.sha[:9]} {impact.kind:<7} {impact.reason_code:<22} "
-            f"{impact.path}:{impact.line}  {impact.detail[:90]}"
+            f"{impact.path}:{impact.line}  {localise('en', impact.detail)[:90]}"
         )
 
 
@@ -268,7 +269,7 @@ def known_break(upstream: Path, downstream: Path, packages: tuple[str, ...], spe
     precision = len(hit) / max(len(flagged), 1)
     print(f"    precision by file   {precision:>6.0%}   ({len(hit)}/{len(flagged)})")
     for impact in impacts[:5]:
-        print(f"    {impact.path}:{impact.line}  {impact.detail[:100]}")
+        print(f"    {impact.path}:{impact.line}  {localise('en', impact.detail)[:100]}")
 
 
 def main() -> int:

@@ -278,7 +278,8 @@ class DownstreamImpact:
     The fields of :class:`repoherald.analysis.impact.Impact`, plus the
     downstream ``project`` (its label as configured). ``kind`` is ``breaks``
     or ``changes``; ``code`` a stable reason the renderer words; ``detail``
-    the matcher's English specifics (signatures, defaults).
+    the matcher's specifics (signatures, defaults) as a neutral :class:`Text`,
+    worded in the report's language by the renderer like every other message.
     """
 
     project: str
@@ -287,7 +288,7 @@ class DownstreamImpact:
     upstream: str
     path: str
     line: int
-    detail: str = ""
+    detail: Message = ""
     replacement: str = ""
     upstream_path: str = ""
     upstream_line: int = 0

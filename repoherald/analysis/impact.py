@@ -31,12 +31,14 @@ from repoherald.analysis.signature import (
     CallShape,
     Signature,
     bind_problems,
+    default_changed,
     misbound_positionals,
     override_problems,
     parse_signature,
     unpassed_defaults,
 )
 from repoherald.errors import UsageError
+from repoherald.models import Arg, Message, Text
 
 BREAKS = "breaks"
 CHANGES = "changes"
@@ -56,8 +58,10 @@ class Impact:
 
     ``upstream`` is the dotted name, env var or ``--flag`` that changed;
     ``replacement`` its new name when it moved or was renamed. ``reason_code``
-    is stable and language-neutral (the renderer localises it); ``detail`` is
-    a short English explanation with the specifics. ``upstream_path`` and
+    is stable and language-neutral (the renderer localises it); ``detail``
+    gives the specifics (names, signatures, defaults) as a neutral
+    :class:`~repoherald.models.Text` with ``ds.d.*`` / ``ds.sig.*`` keys, so
+    one match serves reports in every language. ``upstream_path`` and
     ``upstream_line`` point into the commit (see :class:`SurfaceChange`).
     """
 
@@ -66,7 +70,7 @@ class Impact:
     upstream: str
     path: str
     line: int
-    detail: str
+    detail: Text
     replacement: str = ""
     upstream_path: str = ""
     upstream_line: int = 0
@@ -114,7 +118,7 @@ def _impact(
     change: sf.SurfaceChange,
     path: str,
     line: int,
-    detail: str,
+    detail: Text,
     what: str = "",
 ) -> Impact:
     upstream = what or (f"{change.module}.{change.name}" if change.name else change.module)
@@ -201,10 +205,10 @@ class _Changes:
     ) -> Impact:
         detail, what = _name_detail(ch), _dotted(ch)
         if guarded:
-            note = f"{detail}; the fallback runs now"
+            note = Text("ds.d.fallback", {"detail": detail})
             return _impact(CHANGES, "guarded", ch, path, line, note, what)
         if not ch.certain:
-            note = f"{detail} ({ch.detail})"
+            note = _noted(detail, ch.detail)
             return _impact(CHANGES, "maybe_" + code, ch, path, line, note, what)
         return _impact(BREAKS, code, ch, path, line, detail, what)
 
@@ -246,15 +250,16 @@ class _Changes:
                 kind, code = (
                     (BREAKS, "env_removed") if ch.certain else (CHANGES, "env_read_removed")
                 )
-                detail = f"{ch.name} is no longer read" + (f" ({ch.detail})" if ch.detail else "")
-            elif ch.kind in (sf.FLAG_REMOVED, sf.FLAG_RENAMED):
+                detail = _noted(Text("ds.d.env_not_read", {"name": ch.name}), ch.detail)
+            elif ch.kind == sf.FLAG_RENAMED:
                 kind, code = BREAKS, "flag_removed"
-                detail = f"{ch.name} is no longer accepted" + (
-                    f"; it is now {ch.new}" if ch.kind == sf.FLAG_RENAMED else ""
-                )
+                detail = Text("ds.d.flag_renamed", {"name": ch.name, "new": ch.new})
+            elif ch.kind == sf.FLAG_REMOVED:
+                kind, code = BREAKS, "flag_removed"
+                detail = Text("ds.d.flag_gone", {"name": ch.name})
             else:
                 kind, code = CHANGES, ch.kind + "_changed"
-                detail = f"default of {ch.name}: {ch.old} -> {ch.new}"
+                detail = default_changed(ch.name, ch.old, ch.new)
             out.append(_impact(kind, code, ch, use.path, use.line, detail))
         return out
 
@@ -265,7 +270,7 @@ def _override_impact(
     key = f"{base}.{method.name}"
     removed = table.names.get(key)
     if removed is not None and removed.kind == sf.METHOD_REMOVED:
-        detail = f"overrides {key}, which the base class no longer has; it will not be called"
+        detail = Text("ds.d.override_gone", {"name": key})
         if not removed.certain:
             return _impact(
                 CHANGES,
@@ -273,7 +278,7 @@ def _override_impact(
                 removed,
                 cls.path,
                 method.line,
-                f"{detail} ({removed.detail})",
+                _noted(detail, removed.detail),
                 key,
             )
         return _impact(BREAKS, "override_orphaned", removed, cls.path, method.line, detail, key)
@@ -286,7 +291,14 @@ def _override_impact(
     problems = override_problems(old.bound(True), new.bound(True), mine.bound(True))
     if not problems:
         return None
-    detail = f"{cls.qualname}.{method.name} {'; '.join(problems)} ({key}{ch.new})"
+    detail = Text(
+        "ds.d.override_mismatch",
+        {
+            "method": f"{cls.qualname}.{method.name}",
+            "problems": _sentences(problems),
+            "signature": f"{key}{ch.new}",
+        },
+    )
     return _impact(BREAKS, "override_mismatch", ch, cls.path, method.line, detail, key)
 
 
@@ -304,24 +316,28 @@ def _call_impacts(
     broken = bind_problems(after, shape) or misbound_positionals(before, after, shape)
     code = "super_call_fails" if call.via_super else "call_fails"
     if broken:
-        detail = f"{'; '.join(broken)} ({where})"
+        detail = Text("ds.d.call", {"problems": _sentences(broken), "signature": where})
         if guarded:
-            code, detail = "guarded", f"{detail}; the handler runs now"
+            code, detail = "guarded", Text("ds.d.handler", {"detail": detail})
         return [_impact(CHANGES if guarded else BREAKS, code, ch, call.path, call.line, detail)]
     defaults = unpassed_defaults(before, after, shape)
     if defaults:
-        return [_impact(CHANGES, "default_changed", ch, call.path, call.line, "; ".join(defaults))]
+        detail = _sentences(defaults)
+        return [_impact(CHANGES, "default_changed", ch, call.path, call.line, detail)]
     return []
 
 
 def _field_impacts(ch: sf.SurfaceChange, shape: CallShape, call: ds.CallSite) -> list[Impact]:
     field = ch.name.rpartition(".")[2]
     if ch.kind in (sf.FIELD_REMOVED, sf.FIELD_RENAMED) and field in shape.keywords:
-        renamed = f"; it is now {ch.new}" if ch.kind == sf.FIELD_RENAMED else ""
-        detail = f"passes {field}=, a field {ch.module}.{ch.name.rpartition('.')[0]} no longer has"
-        return [_impact(BREAKS, "field_removed", ch, call.path, call.line, detail + renamed)]
+        args: dict[str, Arg] = {"field": field, "cls": f"{ch.module}.{ch.name.rpartition('.')[0]}"}
+        if ch.kind == sf.FIELD_RENAMED:
+            detail = Text("ds.d.field_renamed", {**args, "new": ch.new})
+        else:
+            detail = Text("ds.d.field_gone", args)
+        return [_impact(BREAKS, "field_removed", ch, call.path, call.line, detail)]
     if ch.kind == sf.FIELD_DEFAULT and field not in shape.keywords and not shape.star_kwargs:
-        detail = f"default of {ch.name}: {ch.old} -> {ch.new}"
+        detail = default_changed(ch.name, ch.old, ch.new)
         return [_impact(CHANGES, "field_default_changed", ch, call.path, call.line, detail)]
     return []
 
@@ -330,13 +346,24 @@ def _dotted(ch: sf.SurfaceChange) -> str:
     return ch.module if ch.kind in _MODULE_KINDS else f"{ch.module}.{ch.name}"
 
 
-def _name_detail(ch: sf.SurfaceChange) -> str:
+def _name_detail(ch: sf.SurfaceChange) -> Text:
     dotted = _dotted(ch)
     if ch.kind in (sf.MOVED, sf.RENAMED, sf.MODULE_RENAMED):
-        return f"{dotted} {'moved' if ch.kind == sf.MOVED else 'was renamed'} to {ch.new}"
+        code = "ds.d.moved" if ch.kind == sf.MOVED else "ds.d.renamed"
+        return Text(code, {"name": dotted, "new": ch.new})
     if ch.kind == sf.ENV_REMOVED:
-        return f"{dotted} is no longer defined"
-    return f"{dotted} was removed"
+        return Text("ds.d.undefined", {"name": dotted})
+    return Text("ds.d.removed", {"name": dotted})
+
+
+def _noted(detail: Text, why: Message) -> Text:
+    """``detail (why)``: why the upstream side is not sure (nothing added when it is)."""
+    return Text("ds.d.noted", {"detail": detail, "note": why}) if why else detail
+
+
+def _sentences(parts: Sequence[Text]) -> Text:
+    """Several problems of one line, joined the way the report's language joins clauses."""
+    return Text("join.sentences", {"items": tuple(parts)})
 
 
 def _within(base: str, dotted: str) -> bool:

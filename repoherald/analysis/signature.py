@@ -10,6 +10,9 @@ Both the upstream side (what a commit changed) and the downstream side (what a
 call or an override passes) use this one model, so "the call was valid before
 the commit and is not after it" is decided by a single binder that follows
 Python's own rules for positional, keyword, ``*args`` and ``**kwargs``.
+What a call or an override runs into is returned as language-neutral
+:class:`~repoherald.models.Text` (``ds.sig.*`` keys), because it reaches the
+report's "Affects your code" section and is worded there in the report's language.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import ast
 from dataclasses import dataclass
 
 from repoherald.analysis.pyapi import parse_quietly
+from repoherald.models import Text
 
 POSITIONAL_ONLY = "posonly"
 POSITIONAL = "pos"
@@ -202,66 +206,71 @@ class CallShape:
     star_kwargs: bool = False
 
 
-def bind_problems(sig: Signature, call: CallShape) -> list[str]:
+def bind_problems(sig: Signature, call: CallShape) -> list[Text]:
     """Why ``call`` would raise TypeError against ``sig`` (empty when it binds).
 
     With ``*args`` or ``**kwargs`` splats the caller's real arguments are
     unknown, so only what is certain is checked: an explicit keyword the
     callee cannot take, and too many explicit positionals.
     """
-    problems: list[str] = []
+    problems: list[Text] = []
     slots = sig.positional()
     if call.positional > len(slots) and sig.varargs is None:
-        problems.append(f"{call.positional} positional arguments, at most {len(slots)} accepted")
+        problems.append(Text("ds.sig.too_many", {"given": call.positional, "accepted": len(slots)}))
     filled = {p.name for p in slots[: call.positional]}
     named = sig.named()
     for kw in call.keywords:
         if kw in named:
             if kw in filled and not call.star_args:
-                problems.append(f"{kw} given both by position and by keyword")
+                problems.append(Text("ds.sig.twice", {"name": kw}))
             filled.add(kw)
         elif sig.varkw is None:
-            problems.append(f"unexpected keyword argument {kw}")
+            problems.append(Text("ds.sig.unexpected", {"name": kw}))
     if not (call.star_args or call.star_kwargs):
         problems.extend(
-            f"missing required argument {p.name}"
+            Text("ds.sig.missing", {"name": p.name})
             for p in sig.params
             if p.default is None and p.name not in filled
         )
     return problems
 
 
-def misbound_positionals(old: Signature, new: Signature, call: CallShape) -> list[str]:
+def misbound_positionals(old: Signature, new: Signature, call: CallShape) -> list[Text]:
     """Positional arguments that now land in a different, still existing parameter."""
     if call.star_args:
         return []
     old_slots, new_slots = old.positional(), new.positional()
     old_names, new_names = {p.name for p in old.params}, {p.name for p in new.params}
-    notes = []
+    notes: list[Text] = []
     for i in range(min(call.positional, len(old_slots), len(new_slots))):
         a, b = old_slots[i].name, new_slots[i].name
         if a != b and a in new_names and b in old_names:
-            notes.append(f"positional argument {i + 1} now goes to {b}, not {a}")
+            notes.append(Text("ds.sig.misbound", {"n": i + 1, "new": b, "old": a}))
     return notes
 
 
-def unpassed_defaults(old: Signature, new: Signature, call: CallShape) -> list[str]:
+def unpassed_defaults(old: Signature, new: Signature, call: CallShape) -> list[Text]:
     """Changed defaults this call relies on because it does not pass the parameter."""
     if call.star_kwargs:
         return []
     old_by = {p.name: p for p in old.params}
     passed = {p.name for p in new.positional()[: call.positional]} | set(call.keywords)
-    notes = []
+    notes: list[Text] = []
     for p in new.params:
         was = old_by.get(p.name)
         if was is None or p.name in passed or (call.star_args and p.kind != KEYWORD_ONLY):
             continue
         if was.default is not None and p.default is not None and was.default != p.default:
-            notes.append(f"default of {p.name}: {was.default} -> {p.default}")
+            notes.append(default_changed(p.name, was.default, p.default))
     return notes
 
 
-def override_problems(old: Signature, new: Signature, override: Signature) -> list[str]:
+def default_changed(name: str, old: str, new: str) -> Text:
+    """``default of name: old -> new`` (a parameter, a field, an env var or a flag)."""
+    return Text("ds.d.default", {"name": name, "old": old, "new": new})
+
+
+def override_problems(old: Signature, new: Signature, override: Signature) -> list[Text]:
     """How an override written against ``old`` fails once the base method is ``new``.
 
     The base class's own callers follow ``new``: a parameter they now pass
@@ -270,7 +279,7 @@ def override_problems(old: Signature, new: Signature, override: Signature) -> li
     override copied from ``old`` must still be the order they use.
     All three signatures are taken as bound (no ``self``).
     """
-    notes: list[str] = []
+    notes: list[Text] = []
     mine = {p.name: p for p in override.params}
     old_names = {p.name for p in old.params}
     new_names = {p.name for p in new.params}
@@ -280,15 +289,15 @@ def override_problems(old: Signature, new: Signature, override: Signature) -> li
         by_keyword = p.kind != POSITIONAL_ONLY and override.varkw is not None
         by_position = p.kind != KEYWORD_ONLY and override.varargs is not None
         if not (by_keyword or by_position):
-            notes.append(f"does not accept the new parameter {p.name}")
+            notes.append(Text("ds.sig.new_param", {"name": p.name}))
     for name in sorted(old_names - new_names):
         have = mine.get(name)
         if have is not None and have.default is None:
-            notes.append(f"still requires {name}, which callers no longer pass")
+            notes.append(Text("ds.sig.still_requires", {"name": name}))
     both = {p.name for p in old.positional()} & {p.name for p in new.positional()}
     old_order = [p.name for p in old.positional() if p.name in both]
     new_order = [p.name for p in new.positional() if p.name in both]
     own_order = [p.name for p in override.positional() if p.name in both]
     if old_order != new_order and own_order == old_order and len(own_order) > 1:
-        notes.append("keeps the old positional order: " + ", ".join(own_order))
+        notes.append(Text("ds.sig.old_order", {"names": ", ".join(own_order)}))
     return notes

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from repoherald.analysis import surface_extract as sx
 from repoherald.analysis.signature import describe_change
 from repoherald.analysis.surface_extract import is_library_module, is_public_module, module_name
+from repoherald.models import Message, Text
 
 REMOVED = "removed"
 MOVED = "moved"
@@ -64,7 +65,10 @@ class SurfaceChange:
     moves and renames, canonical signatures for ``signature`` (see
     :mod:`repoherald.analysis.signature`) and default source text for the
     ``*_default`` kinds. ``path``/``line`` point into the *old* file for the
-    removal kinds and into the *new* one otherwise.
+    removal kinds and into the *new* one otherwise. ``detail`` is a note for
+    people reading the analysis; when ``certain`` is False it says why the
+    change may not be real, a neutral :class:`~repoherald.models.Text`,
+    because the report quotes it in its own language.
     """
 
     kind: str
@@ -72,7 +76,7 @@ class SurfaceChange:
     name: str
     old: str
     new: str
-    detail: str
+    detail: Message
     path: str
     line: int
     certain: bool = True
@@ -343,10 +347,12 @@ def _vanished(
                 RENAMED, old.module, name, dotted, f"{new.module}.{twin}", "", old.path, was.line
             )
         ]
-    notes = [f"was imported from {was.target.rpartition('.')[0]}"] if was.kind == sx.IMPORT else []
+    notes: list[Text] = []
+    if was.kind == sx.IMPORT:
+        notes.append(Text("ds.why.imported_from", {"module": was.target.rpartition(".")[0]}))
     if new.dynamic:
-        notes.append("the module defines __getattr__ and may still provide it")
-    detail = "; ".join(notes)
+        notes.append(Text("ds.why.module_getattr"))
+    detail: Message = Text("join.sentences", {"items": tuple(notes)}) if notes else ""
     return [
         SurfaceChange(
             REMOVED, old.module, name, dotted, "", detail, old.path, was.line, not new.dynamic
@@ -399,7 +405,7 @@ def _compare_class(
             if any(a is True for a in inherited):
                 continue
             certain = all(a is False for a in inherited)
-            detail = "" if certain else "a base class outside this commit may still provide it"
+            detail: Message = "" if certain else Text("ds.why.base_outside")
             out.append(
                 SurfaceChange(
                     METHOD_REMOVED,

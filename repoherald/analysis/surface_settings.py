@@ -21,6 +21,7 @@ from repoherald.analysis.surface_compare import (
     has_marker,
 )
 from repoherald.analysis.surface_extract import is_public_module
+from repoherald.models import Message, Text
 
 _ENV_MARKERS = sx.ENV_MARKERS
 _FLAG_MARKERS = sx.FLAG_MARKERS
@@ -83,7 +84,7 @@ def env_changes(commit: CommitFiles, interest: Interest | None) -> list[SurfaceC
                 seen.add(var)
                 first = min(reads, key=lambda r: (not r.registry, r.line))
                 certain = any(r.registry for r in reads)
-                detail = "" if certain else "another, unchanged file may still read it"
+                detail: Message = "" if certain else Text("ds.why.other_file")
                 out.append(
                     SurfaceChange(
                         ENV_REMOVED,

@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from repoherald.i18n import CATALOGUES, localise, t
-from repoherald.models import DownstreamCheck, DownstreamImpact, DownstreamProject, Entry
+from repoherald.models import (
+    Arg,
+    DownstreamCheck,
+    DownstreamImpact,
+    DownstreamProject,
+    Entry,
+    Message,
+    Text,
+)
 from repoherald.redact import redact
 from repoherald.render import escape
 
@@ -28,8 +36,21 @@ WATCH_SHOWN = 5
 _PLAIN_CODES = frozenset(
     {"import_fails", "attribute_fails", "patch_target_gone", "env_removed", "flag_removed"}
 )
-"""Reason codes whose detail says again what the name, the reason and the replacement say
-(``X was removed``, ``X moved to Y``, ``X is no longer read``); shown only with a remark."""
+"""Reason codes whose detail may only say again what the name, the reason and the
+replacement say; such a detail (one of :data:`_RESTATING`) is not shown."""
+_RESTATING = frozenset(
+    {
+        "ds.d.removed",
+        "ds.d.moved",
+        "ds.d.renamed",
+        "ds.d.undefined",
+        "ds.d.env_not_read",
+        "ds.d.flag_gone",
+        "ds.d.flag_renamed",
+    }
+)
+"""Details that restate the item (``X was removed``, ``X moved to Y``, ``X is no longer
+read``); one with a remark (``ds.d.noted``) says more and is shown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +76,10 @@ class ImpactView:
     upstream: str
     replacement: str
     detail: str
+    """The specifics in the report's language (``text`` leaves out a detail that only
+    restates it; this field always has it)."""
+    detail_message: Message
+    """The same, language-neutral (a :class:`~repoherald.models.Text`), for the JSON twin."""
     path: str
     line: int
     where: str
@@ -189,11 +214,9 @@ def _impact(i: DownstreamImpact, ref: CommitRef, base: str | None, lang: str) ->
                  replacement=_tick(i.replacement))  # fmt: skip
     else:
         text = t(lang, "ds.item", what=what, upstream=_tick(i.upstream))
-    detail = i.detail
-    if i.code in _PLAIN_CODES and detail.startswith(i.upstream + " ") and "(" not in detail:
-        detail = ""
-    if detail:
-        text += f" ({detail})" if lang == "en" else f"（{detail}）"
+    detail = localise(lang, i.detail)
+    if detail and not _restates(i):
+        text = t(lang, "ds.item_detail", item=text, detail=detail)
     return ImpactView(
         kind=i.kind,
         kind_label=t(lang, f"ds.kind.{i.kind}"),
@@ -201,7 +224,8 @@ def _impact(i: DownstreamImpact, ref: CommitRef, base: str | None, lang: str) ->
         text=redact(text),
         upstream=i.upstream,
         replacement=i.replacement,
-        detail=redact(i.detail),
+        detail=redact(detail),
+        detail_message=_redacted(i.detail),
         path=redact(i.path),
         line=i.line,
         where=redact(f"{i.path}:{i.line}"),
@@ -210,6 +234,32 @@ def _impact(i: DownstreamImpact, ref: CommitRef, base: str | None, lang: str) ->
         upstream_line=i.upstream_line,
         commit=ref,
     )
+
+
+def _restates(i: DownstreamImpact) -> bool:
+    return (
+        i.code in _PLAIN_CODES
+        and isinstance(i.detail, Text)
+        and i.detail.code in _RESTATING
+        and i.detail.args.get("name") == i.upstream
+    )
+
+
+def _redacted(message: Message) -> Message:
+    """The message with :func:`redact` applied to every piece of data inside it."""
+    return redact(message) if isinstance(message, str) else _redacted_text(message)
+
+
+def _redacted_text(text: Text) -> Text:
+    return Text(text.code, {k: _redacted_arg(v) for k, v in text.args.items()})
+
+
+def _redacted_arg(value: Arg) -> Arg:
+    if isinstance(value, tuple):
+        return tuple(_redacted_text(v) for v in value)
+    if isinstance(value, Text):
+        return _redacted_text(value)
+    return redact(value) if isinstance(value, str) else value
 
 
 def _by_glob(entry: Entry) -> dict[str, list[str]]:

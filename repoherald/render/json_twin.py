@@ -96,6 +96,7 @@ def _impact(i: ImpactView) -> dict[str, Any]:
         "upstream": i.upstream,
         "replacement": i.replacement,
         "detail": i.detail,
+        "detail_message": to_jsonable(i.detail_message),
         "path": i.path,
         "line": i.line,
         "url": i.url,

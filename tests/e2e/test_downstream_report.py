@@ -111,6 +111,58 @@ def test_every_break_is_listed_at_its_line_and_its_commit_is_red(
     assert md.index(HEADING[lang], top) < md.index("| ", top), "the section opens the repository"
 
 
+ENGLISH_DETAILS = (
+    "does not accept the new parameter",
+    "default of",
+    "was removed",
+    "moved to",
+    "was renamed to",
+    "is no longer",
+    "the fallback runs now",
+    "the handler runs now",
+    "missing required argument",
+    "which the base class no longer has",
+)
+"""Pieces of the English details; none may appear in a Chinese report's affects section."""
+
+
+def test_the_details_of_each_item_are_in_the_report_language(
+    pair: tuple[Path, dict[str, str]],
+) -> None:
+    base, _ = pair
+    twins: dict[str, list[dict[str, Any]]] = {}
+    for lang, end in (("zh", "**关注的路径**"), ("en", "**Watched paths**")):
+        code, err, md, twin = report(base, with_plugin(), lang, f"words-{lang}")
+        assert code == 0, err
+        start = md.index(HEADING[lang])
+        twins[lang] = twin["repos"][0]["downstream"]["projects"][0]["impacts"]
+        if lang == "zh":
+            section = md[start : md.index(end, start)]
+            assert [p for p in ENGLISH_DETAILS if p in section] == []
+            assert (
+                "（plug.worker.PluginWorker.execute_model：不接受新参数 intermediate_tensors"
+                in section
+            )
+            assert "（--gpu-memory-utilization 的默认值：0.9 -\\> 0.92）" in section
+            assert "（" not in section.split("plug/attention.py#L2)")[1].split("\n")[0], (
+                "a detail that only restates the item is left out"
+            )
+        else:
+            assert "(plug.worker.PluginWorker.execute_model does not accept the new parameter" in md
+            assert "(default of --gpu-memory-utilization: 0.9 -\\> 0.92)" in md
+    details = {lang: {(i["path"], i["line"]): i["detail"] for i in twins[lang]} for lang in twins}
+    assert details["zh"][("plug/launch.py", 8)] == "--gpu-memory-utilization 的默认值：0.9 -> 0.92"
+    assert (
+        details["en"][("plug/launch.py", 8)] == "default of --gpu-memory-utilization: 0.9 -> 0.92"
+    )
+    assert details["zh"][("plug/env.py", 6)] == "UP_FAST_PATH 已不再被读取"
+    assert details["en"][("plug/env.py", 6)] == "UP_FAST_PATH is no longer read"
+    neutral = [[i["detail_message"] for i in twins[lang]] for lang in ("zh", "en")]
+    assert neutral[0] == neutral[1], "the neutral form does not depend on the language"
+    assert {"code": "ds.d.default", "args": {"name": "--gpu-memory-utilization", "old": "0.9",
+            "new": "0.92"}} in neutral[0]  # fmt: skip
+
+
 def _anchor(section: dict[str, Any], sha: str) -> str:
     return str(next(c["anchor"] for c in section["commits"] if c["sha"] == sha))
 

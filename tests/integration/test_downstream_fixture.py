@@ -17,6 +17,7 @@ import pytest
 from repoherald.analysis.downstream import DownstreamIndex
 from repoherald.analysis.impact import BREAKS, CHANGES, Impact, match, match_watch
 from repoherald.analysis.surface import SurfaceDiffer, versions_from_changes
+from repoherald.i18n import localise
 from repoherald.sources.checkout import index_checkout
 from repoherald.sources.git.repo import open_local
 from tests.downstream_pair import PLUGIN, build_upstream, write_plugin
@@ -86,14 +87,16 @@ def test_every_break_is_found_at_its_line_and_nothing_else_breaks(
             8,
         ),
     ]
-    assert "intermediate_tensors" in found["signature"][0].detail
+    assert "intermediate_tensors" in localise("en", found["signature"][0].detail)
     assert brief(found["env"]) == [
         (BREAKS, "env_removed", "UP_FAST_PATH", "plug/env.py", 6),
     ]
     assert brief(found["flag"]) == [
         (CHANGES, "flag_default_changed", "--gpu-memory-utilization", "plug/launch.py", 8),
     ]
-    assert found["flag"][0].detail == "default of --gpu-memory-utilization: 0.9 -> 0.92"
+    flag = found["flag"][0].detail
+    assert localise("en", flag) == "default of --gpu-memory-utilization: 0.9 -> 0.92"
+    assert localise("zh", flag) == "--gpu-memory-utilization 的默认值：0.9 -> 0.92"
     assert found["noise"] == []
     assert found["base"] == []
 

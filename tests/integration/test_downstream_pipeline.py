@@ -113,6 +113,39 @@ def test_hostile_downstream_paths_stay_inert(tmp_path: Path, lang: str) -> None:
     assert "@someone" not in outside_code, "mentions outside code spans are defused"
 
 
+HOSTILE_DEFAULT = "<img src=x onerror=alert(1)>[a](javascript:alert(1)) @someone `x` *y*"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_hostile_upstream_values_inside_details_stay_inert(tmp_path: Path, lang: str) -> None:
+    up = GitFixture.init(tmp_path / "up")
+    up.write_many({"up/__init__.py": "", "up/api.py": 'def load(path, mode="r"): ...\n'})
+    up.commit("Initial import", when=DAY)
+    up.write("up/api.py", f"def load(path, mode={HOSTILE_DEFAULT!r}): ...\n")
+    up.commit("Change the default", when=DAY + timedelta(hours=1))
+    (tmp_path / "plugin" / "plug").mkdir(parents=True)
+    (tmp_path / "plugin" / "plug" / "use.py").write_text('from up.api import load\n\nload("p")\n')
+    md, twin = run_day(tmp_path, ("plugin",), lang)
+    (item,) = twin["repos"][0]["downstream"]["projects"][0]["impacts"]
+    assert item["reason_code"] == "default_changed"
+    said = {"zh": "mode 的默认值：'r' -> ", "en": "default of mode: 'r' -> "}[lang]
+    assert item["detail"] == said + repr(HOSTILE_DEFAULT)
+    tokens = MarkdownIt("commonmark").enable("table").parse(md)
+    hrefs = [
+        str(child.attrs["href"])
+        for tok in tokens
+        if tok.type == "inline"
+        for child in tok.children or []
+        if child.type == "link_open"
+    ]
+    assert all(h.startswith(("#", "https://github.com/")) for h in hrefs), hrefs
+    html = MarkdownIt("commonmark").enable("table").render(md)
+    assert "<img" not in html and "<em>y</em>" not in html
+    outside_code = re.sub(r"<code>.*?</code>", "", html)
+    assert "@someone" not in outside_code, "mentions outside code spans are defused"
+    assert {"zh": "的默认值", "en": "default of mode"}[lang] in html
+
+
 def test_an_upstream_file_you_use_that_stops_parsing_is_counted(tmp_path: Path) -> None:
     up = GitFixture.init(tmp_path / "up")
     up.write_many({"up/__init__.py": "", "up/a.py": "def f(x):\n    return x\n"})

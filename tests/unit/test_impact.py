@@ -11,6 +11,7 @@ from repoherald.analysis.downstream_visit import index_source
 from repoherald.analysis.impact import Impact, match, match_watch
 from repoherald.analysis.surface import FileVersions, SurfaceChange, surface_changes
 from repoherald.errors import UsageError
+from repoherald.i18n import localise
 
 PKGS = ("up",)
 
@@ -90,7 +91,8 @@ def test_imports_and_attributes_of_vanished_names() -> None:
         "up/a.py",
         3,
     )
-    assert moved.detail == "up.a.Engine moved to up.core.Engine"
+    assert localise("en", moved.detail) == "up.a.Engine moved to up.core.Engine"
+    assert localise("zh", moved.detail) == "up.a.Engine 已移到 up.core.Engine"
 
 
 def test_modules_renamed_and_package_init_removed() -> None:
@@ -187,8 +189,11 @@ def test_calls_that_stop_binding_bind_differently_or_lose_a_default() -> None:
     ]
     first = match(sig_changes(), index)[0]
     assert (
-        first.detail == "2 positional arguments, at most 1 accepted "
+        localise("en", first.detail) == "2 positional arguments, at most 1 accepted "
         "(up.api.load(path, *, strict=True, mode='rb'))"
+    )
+    assert localise("zh", first.detail) == (
+        "传入 2 个位置参数，最多只接受 1 个（up.api.load(path, *, strict=True, mode='rb')）"
     )
 
 
@@ -219,9 +224,16 @@ def test_overrides_and_super_calls() -> None:
         ("breaks", "override_orphaned", "up.api.Runner.warm_up", 11),
         ("breaks", "super_call_fails", "up.api.Runner.warm_up", 12),
     ]
-    assert impacts[1].detail == (
+    assert localise("en", impacts[1].detail) == (
         "plug.runner.MyRunner.execute does not accept the new parameter intermediate "
         "(up.api.Runner.execute(self, batch, intermediate, timeout=None))"
+    )
+    assert localise("zh", impacts[1].detail) == (
+        "plug.runner.MyRunner.execute：不接受新参数 intermediate"
+        "（up.api.Runner.execute(self, batch, intermediate, timeout=None)）"
+    )
+    assert localise("zh", impacts[3].detail) == (
+        "重写了 up.api.Runner.warm_up，但基类已没有这个方法，它不会再被调用"
     )
 
 

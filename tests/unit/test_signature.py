@@ -14,6 +14,17 @@ from repoherald.analysis.signature import (
     parse_signature,
     unpassed_defaults,
 )
+from repoherald.i18n import localise
+from repoherald.models import Text
+
+
+def en(problems: list[Text]) -> list[str]:
+    """The problems as the English report words them."""
+    return [localise("en", p) for p in problems]
+
+
+def zh(problems: list[Text]) -> list[str]:
+    return [localise("zh", p) for p in problems]
 
 
 def sig(text: str) -> Signature:
@@ -57,15 +68,19 @@ def test_binding_drops_self_only_where_python_does() -> None:
 
 def test_bind_problems_follow_python_rules() -> None:
     s = sig("(a, b=1, *, c)")
-    assert bind_problems(s, CallShape(1, ("c",))) == []
-    assert bind_problems(s, CallShape(3, ("c",))) == ["3 positional arguments, at most 2 accepted"]
-    assert bind_problems(s, CallShape(1, ())) == ["missing required argument c"]
-    assert bind_problems(s, CallShape(1, ("c", "d"))) == ["unexpected keyword argument d"]
-    assert bind_problems(s, CallShape(1, ("a", "c"))) == ["a given both by position and by keyword"]
+    assert en(bind_problems(s, CallShape(1, ("c",)))) == []
+    assert en(bind_problems(s, CallShape(3, ("c",)))) == [
+        "3 positional arguments, at most 2 accepted"
+    ]
+    assert en(bind_problems(s, CallShape(1, ()))) == ["missing required argument c"]
+    assert en(bind_problems(s, CallShape(1, ("c", "d")))) == ["unexpected keyword argument d"]
+    assert en(bind_problems(s, CallShape(1, ("a", "c")))) == [
+        "a given both by position and by keyword"
+    ]
     # Splats hide what is passed: only explicit mistakes are certain.
-    assert bind_problems(s, CallShape(0, (), star_args=True, star_kwargs=True)) == []
-    assert bind_problems(sig("(a, **kw)"), CallShape(1, ("anything",))) == []
-    assert bind_problems(sig("(a, /)"), CallShape(0, ("a",))) == [
+    assert en(bind_problems(s, CallShape(0, (), star_args=True, star_kwargs=True))) == []
+    assert en(bind_problems(sig("(a, **kw)"), CallShape(1, ("anything",)))) == []
+    assert en(bind_problems(sig("(a, /)"), CallShape(0, ("a",)))) == [
         "unexpected keyword argument a",
         "missing required argument a",
     ]
@@ -74,26 +89,52 @@ def test_bind_problems_follow_python_rules() -> None:
 def test_positionals_that_land_elsewhere_and_defaults_that_matter() -> None:
     old, new = sig("(a, b, c=1, d=2)"), sig("(a, c=1, b=None, d=3)")
     call = CallShape(2, ())
-    assert misbound_positionals(old, new, call) == ["positional argument 2 now goes to c, not b"]
-    assert unpassed_defaults(old, new, call) == ["default of d: 2 -> 3"]
-    assert unpassed_defaults(old, new, CallShape(2, ("d",))) == []
-    assert unpassed_defaults(old, new, CallShape(2, (), star_kwargs=True)) == []
+    assert en(misbound_positionals(old, new, call)) == [
+        "positional argument 2 now goes to c, not b"
+    ]
+    assert en(unpassed_defaults(old, new, call)) == ["default of d: 2 -> 3"]
+    assert en(unpassed_defaults(old, new, CallShape(2, ("d",)))) == []
+    assert en(unpassed_defaults(old, new, CallShape(2, (), star_kwargs=True))) == []
 
 
 def test_override_problems() -> None:
     old = sig("(x, y)")
-    assert override_problems(old, sig("(x, y, z)"), sig("(x, y)")) == [
+    assert en(override_problems(old, sig("(x, y, z)"), sig("(x, y)"))) == [
         "does not accept the new parameter z"
     ]
-    assert override_problems(old, sig("(x, y, z=None)"), sig("(x, y, **kwargs)")) == []
-    assert override_problems(old, sig("(x)"), sig("(x, y)")) == [
+    assert en(override_problems(old, sig("(x, y, z=None)"), sig("(x, y, **kwargs)"))) == []
+    assert en(override_problems(old, sig("(x)"), sig("(x, y)"))) == [
         "still requires y, which callers no longer pass"
     ]
-    assert override_problems(old, sig("(x)"), sig("(x, y=None)")) == []
-    assert override_problems(old, sig("(y, x)"), sig("(x, y)")) == [
+    assert en(override_problems(old, sig("(x)"), sig("(x, y=None)"))) == []
+    assert en(override_problems(old, sig("(y, x)"), sig("(x, y)"))) == [
         "keeps the old positional order: x, y"
     ]
-    assert override_problems(old, sig("(x, y)"), sig("(*args, **kwargs)")) == []
+    assert en(override_problems(old, sig("(x, y)"), sig("(*args, **kwargs)"))) == []
+
+
+def test_problems_are_worded_in_chinese_too_with_the_names_as_written() -> None:
+    s = sig("(a, b=1, *, c)")
+    assert zh(bind_problems(s, CallShape(3, ("c", "d")))) == [
+        "传入 3 个位置参数，最多只接受 2 个",
+        "不接受关键字参数 d",
+    ]
+    assert zh(bind_problems(s, CallShape(1, ("a",)))) == [
+        "a 同时按位置和按关键字传入",
+        "缺少必需参数 c",
+    ]
+    old, new = sig("(a, b, c=1, d=2)"), sig("(a, c=1, b=None, d=3)")
+    assert zh(misbound_positionals(old, new, CallShape(2, ()))) == [
+        "第 2 个位置参数现在传给 c，不再是 b"
+    ]
+    assert zh(unpassed_defaults(old, new, CallShape(2, ()))) == ["d 的默认值：2 -> 3"]
+    assert zh(override_problems(sig("(x, y)"), sig("(y, x, z)"), sig("(x, y)"))) == [
+        "不接受新参数 z",
+        "仍沿用旧的位置参数顺序：x, y",
+    ]
+    assert zh(override_problems(sig("(x, y)"), sig("(x)"), sig("(x, y)"))) == [
+        "仍要求参数 y，但调用方已不再传入"
+    ]
 
 
 def test_describe_change_covers_kinds_and_splats() -> None:

@@ -19,6 +19,7 @@ from repoherald.analysis.surface import (
     surface_changes,
     versions_from_changes,
 )
+from repoherald.i18n import localise
 from repoherald.models import FileChange, FileStatus
 
 
@@ -119,7 +120,9 @@ def test_removed_moved_and_renamed_names() -> None:
         6,
     )
     assert one(changes, "renamed", "old_name").new == "pkg.a.new_name"
-    assert one(changes, "removed", "helper").detail == "was imported from pkg.util"
+    helper = one(changes, "removed", "helper").detail
+    assert localise("en", helper) == "was imported from pkg.util"
+    assert localise("zh", helper) == "原本从 pkg.util 导入"
     assert all(c.certain for c in changes)
 
 
