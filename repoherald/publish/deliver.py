@@ -69,8 +69,14 @@ class Outcome:
         return redact(text)
 
 
-def load_publication(name: str, day: date, lang: str, md_path: Path) -> Publication:
-    """A repository-day read back from its archive pair (``.md`` and its ``.json`` twin)."""
+def load_publication(
+    name: str, day: date, lang: str, md_path: Path, archive: Path | None = None
+) -> Publication:
+    """A repository-day read back from its archive pair (``.md`` and its ``.json`` twin).
+
+    ``archive`` is the archive's root folder: the publication's location is
+    shown relative to it (see :func:`_shown`).
+    """
     json_path = md_path.with_suffix(".json")
     try:
         markdown = md_path.read_text(encoding="utf-8")
@@ -80,15 +86,30 @@ def load_publication(name: str, day: date, lang: str, md_path: Path) -> Publicat
             f"{name} {day}: the archived report {md_path} is missing:"
             " run `repoherald run --date` for that day again"
         ) from None
-    return Publication(name, "", day, lang, markdown, twin, location=_shown(md_path))
+    location = _shown(md_path, archive)
+    return Publication(name, "", day, lang, markdown, twin, location=location)
 
 
-def _shown(path: Path) -> str:
-    """``path`` as a reader finds it: relative to the working directory when inside it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except (ValueError, OSError):
-        return path.as_posix()
+def _shown(path: Path, archive: Path | None) -> str:
+    """``path`` as a reader of a chat message finds it: ``reports/2026/vllm/2026-08-20.md``.
+
+    The archive's folder name and the path inside it: that is what the reader
+    sees in the repository the archive is committed to, and an absolute path
+    would name this machine's folders (``/home/alice/…``) in a group chat.
+    Without the root (or outside it) the path relative to the working
+    directory is shown, and failing that only the file's name.
+    """
+    resolved = path.resolve()
+    for base, prefix in ((archive, True), (Path.cwd(), False)):
+        if base is None:
+            continue
+        root = base.resolve()
+        try:
+            inside = resolved.relative_to(root)
+        except ValueError:
+            continue
+        return ((Path(root.name) / inside) if prefix and root.name else inside).as_posix()
+    return path.name
 
 
 def report_rows(store: Store, repo: str, days: Iterable[date], lang: str) -> dict[date, Path]:
@@ -232,8 +253,11 @@ def deliver_days(
     force: bool = False,
     dry_run: bool = False,
     batch: Batch | None = None,
+    archive: Path | None = None,
 ) -> list[Outcome]:
     """Deliver each archived day of ``repo`` to every target that takes it.
+
+    ``archive`` is the archive's root, to say where a report lies relative to it.
 
     Days for a batched target (an e-mail digest) go into ``batch``, which the
     caller flushes after its last repository; without one they are sent as
@@ -247,7 +271,7 @@ def deliver_days(
         if not mine:
             break
         try:
-            item = load_publication(repo, day, lang, md_path)
+            item = load_publication(repo, day, lang, md_path, archive)
         except PublishError as exc:
             out.extend(Outcome(t.name, repo, day, "failed", str(exc)) for t in mine)
             continue
