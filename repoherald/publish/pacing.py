@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import threading
 import time
 from collections import deque
@@ -58,6 +59,11 @@ class RobotPacer:
                     sent.append(now)
                     return waited
                 pause = sent[0] + self.window - now
+                log.info(
+                    "dingtalk: pacing, waiting %d s (%d messages a minute per robot)",
+                    math.ceil(pause),
+                    self.limit,
+                )
                 self.sleep(pause)
                 waited += pause
 
