@@ -14,6 +14,11 @@ delivered again without ``--force``, with :attr:`Publication.sent_as`
 naming what to edit. A chat message cannot be edited, so by default a
 changed day waits for ``--force``.
 
+A publisher may also say what it would do for ``--dry-run``, with
+``describe(items) -> (what, size in bytes)`` and no token or network write
+(:mod:`repoherald.publish.dry_run`); without it the size of what would be
+sent is said.
+
 ``publish`` raises :class:`~repoherald.errors.PublishError` when it cannot
 deliver; :func:`deliver` turns that into a failed :class:`Delivery`, so a
 loop over many targets can record the failure and carry on with the others.

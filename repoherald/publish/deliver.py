@@ -31,6 +31,7 @@ from repoherald.publish.base import (
     deliver_batch,
     is_batched,
 )
+from repoherald.publish.dry_run import preview
 from repoherald.redact import redact
 from repoherald.store.db import Store
 from repoherald.store.ledger import LedgerStatus
@@ -189,7 +190,7 @@ def deliver_one(
         if entry is not None and entry.remote_id:
             item = replace(item, sent_as=entry.remote_id)
     if dry_run:
-        return _dry_run(target, publisher, item)
+        return _dry_run(target, [item])[0]
     return _record(store, target, item, deliver(publisher, item))
 
 
@@ -211,36 +212,23 @@ class Batch:
         """Send every held-back message (or measure it, for ``dry_run``) and empty the batch."""
         out: list[Outcome] = []
         for target, items in self.pending.values():
-            publisher: Any = target.target.publisher
             if dry_run:
-                out.extend(_dry_run_batch(target, publisher, items))
+                out.extend(_dry_run(target, items))
                 continue
-            result = deliver_batch(publisher, items)
+            batched: Any = target.target.publisher
+            result = deliver_batch(batched, items)
             out.extend(_record(store, target, item, result) for item in items)
         self.pending.clear()
         return out
 
 
-def _dry_run_batch(target: NamedTarget, publisher: Any, items: list[Publication]) -> list[Outcome]:
+def _dry_run(target: NamedTarget, items: list[Publication]) -> list[Outcome]:
+    """One outcome per item of what sending ``items`` as one message would do."""
     try:
-        size = len(publisher.message_bytes(items))
+        what, size = preview(target, items)
     except PublishError as exc:
         return [Outcome(target.name, i.name, i.day, Status.FAILED.value, str(exc)) for i in items]
-    where = f"{target.target.type} (one message for {len(items)} report(s))"
-    return [
-        Outcome(target.name, i.name, i.day, DRY_RUN, f"would send to {where}", size) for i in items
-    ]
-
-
-def _dry_run(target: NamedTarget, publisher: Any, item: Publication) -> Outcome:
-    kind = getattr(getattr(publisher, "options", None), "kind", None)
-    where = f"{target.target.type}" + (f" {kind}" if kind else "")
-    try:
-        size = len(publisher.payload(item)[0]) if hasattr(publisher, "payload") else 0
-    except PublishError as exc:
-        return Outcome(target.name, item.name, item.day, Status.FAILED.value, str(exc))
-    size = size or len(item.markdown.encode("utf-8")) + len(item.json.encode("utf-8"))
-    return Outcome(target.name, item.name, item.day, DRY_RUN, f"would send to {where}", size)
+    return [Outcome(target.name, i.name, i.day, DRY_RUN, what, size) for i in items]
 
 
 def deliver_days(
