@@ -42,11 +42,17 @@ def fail_on_errors(debug: bool) -> Iterator[None]:
 
 
 def setup_logging(debug: bool) -> None:
-    """Log to stderr, every record redacted."""
+    """Log to stderr, every record redacted.
+
+    Other libraries say only warnings; repoherald's own loggers also say
+    what they are waiting for (a GitHub rate limit, DingTalk's pacing) at
+    INFO, so a pause of a minute is not mistaken for a hang.
+    """
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("repoherald").setLevel(logging.DEBUG if debug else logging.INFO)
     for handler in logging.getLogger().handlers:
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
             handler.addFilter(RedactingFilter())

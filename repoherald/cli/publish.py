@@ -58,7 +58,15 @@ def publish_command(
                 if not paths:
                     click.echo(f"{key}: no archived report for the chosen days", err=True)
                 outcomes += deliver_days(
-                    store, chosen, key, paths, lang, force=force, dry_run=dry_run, batch=batch
+                    store,
+                    chosen,
+                    key,
+                    paths,
+                    lang,
+                    force=force,
+                    dry_run=dry_run,
+                    batch=batch,
+                    archive=settings.out_dir,
                 )
             outcomes += batch.flush(store, dry_run=dry_run)
     for outcome in outcomes:

@@ -222,7 +222,14 @@ def _deliver(
         days |= failed_days(store, settings.publish, key)
         paths = report_rows(store, key, days, settings.lang)
         return deliver_days(
-            store, settings.publish, key, paths, settings.lang, force=force, batch=batch
+            store,
+            settings.publish,
+            key,
+            paths,
+            settings.lang,
+            force=force,
+            batch=batch,
+            archive=settings.out_dir,
         )
 
 

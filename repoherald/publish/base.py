@@ -14,6 +14,11 @@ delivered again without ``--force``, with :attr:`Publication.sent_as`
 naming what to edit. A chat message cannot be edited, so by default a
 changed day waits for ``--force``.
 
+A publisher may also say what it would do for ``--dry-run``, with
+``describe(items) -> (what, size in bytes)`` and no token or network write
+(:mod:`repoherald.publish.dry_run`); without it the size of what would be
+sent is said.
+
 ``publish`` raises :class:`~repoherald.errors.PublishError` when it cannot
 deliver; :func:`deliver` turns that into a failed :class:`Delivery`, so a
 loop over many targets can record the failure and carry on with the others.
@@ -65,9 +70,9 @@ class Publication:
     report: DayReport | None = None
     """The analysed report; None when republished from the archive's files (``publish``)."""
     location: str | None = None
-    """Where the report's ``.md`` lies, for a reader (relative to the working directory
-    when it is inside it); None when not written yet. Chat digests name it when
-    no ``report_url`` is configured."""
+    """Where the report's ``.md`` lies, for a reader: inside the archive
+    (``reports/2026/vllm/2026-08-20.md``), never an absolute path; None when not
+    written yet. Chat digests name it when no ``report_url`` is configured."""
     sent_as: str | None = None
     """The remote id the ledger recorded for this target's last delivery of this day (an
     issue), set only for a publisher whose class has ``edits_in_place = True``."""

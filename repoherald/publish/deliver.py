@@ -31,6 +31,7 @@ from repoherald.publish.base import (
     deliver_batch,
     is_batched,
 )
+from repoherald.publish.dry_run import preview
 from repoherald.redact import redact
 from repoherald.store.db import Store
 from repoherald.store.ledger import LedgerStatus
@@ -69,8 +70,14 @@ class Outcome:
         return redact(text)
 
 
-def load_publication(name: str, day: date, lang: str, md_path: Path) -> Publication:
-    """A repository-day read back from its archive pair (``.md`` and its ``.json`` twin)."""
+def load_publication(
+    name: str, day: date, lang: str, md_path: Path, archive: Path | None = None
+) -> Publication:
+    """A repository-day read back from its archive pair (``.md`` and its ``.json`` twin).
+
+    ``archive`` is the archive's root folder: the publication's location is
+    shown relative to it (see :func:`_shown`).
+    """
     json_path = md_path.with_suffix(".json")
     try:
         markdown = md_path.read_text(encoding="utf-8")
@@ -80,15 +87,30 @@ def load_publication(name: str, day: date, lang: str, md_path: Path) -> Publicat
             f"{name} {day}: the archived report {md_path} is missing:"
             " run `repoherald run --date` for that day again"
         ) from None
-    return Publication(name, "", day, lang, markdown, twin, location=_shown(md_path))
+    location = _shown(md_path, archive)
+    return Publication(name, "", day, lang, markdown, twin, location=location)
 
 
-def _shown(path: Path) -> str:
-    """``path`` as a reader finds it: relative to the working directory when inside it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except (ValueError, OSError):
-        return path.as_posix()
+def _shown(path: Path, archive: Path | None) -> str:
+    """``path`` as a reader of a chat message finds it: ``reports/2026/vllm/2026-08-20.md``.
+
+    The archive's folder name and the path inside it: that is what the reader
+    sees in the repository the archive is committed to, and an absolute path
+    would name this machine's folders (``/home/alice/…``) in a group chat.
+    Without the root (or outside it) the path relative to the working
+    directory is shown, and failing that only the file's name.
+    """
+    resolved = path.resolve()
+    for base, prefix in ((archive, True), (Path.cwd(), False)):
+        if base is None:
+            continue
+        root = base.resolve()
+        try:
+            inside = resolved.relative_to(root)
+        except ValueError:
+            continue
+        return ((Path(root.name) / inside) if prefix and root.name else inside).as_posix()
+    return path.name
 
 
 def report_rows(store: Store, repo: str, days: Iterable[date], lang: str) -> dict[date, Path]:
@@ -168,7 +190,7 @@ def deliver_one(
         if entry is not None and entry.remote_id:
             item = replace(item, sent_as=entry.remote_id)
     if dry_run:
-        return _dry_run(target, publisher, item)
+        return _dry_run(target, [item])[0]
     return _record(store, target, item, deliver(publisher, item))
 
 
@@ -190,36 +212,23 @@ class Batch:
         """Send every held-back message (or measure it, for ``dry_run``) and empty the batch."""
         out: list[Outcome] = []
         for target, items in self.pending.values():
-            publisher: Any = target.target.publisher
             if dry_run:
-                out.extend(_dry_run_batch(target, publisher, items))
+                out.extend(_dry_run(target, items))
                 continue
-            result = deliver_batch(publisher, items)
+            batched: Any = target.target.publisher
+            result = deliver_batch(batched, items)
             out.extend(_record(store, target, item, result) for item in items)
         self.pending.clear()
         return out
 
 
-def _dry_run_batch(target: NamedTarget, publisher: Any, items: list[Publication]) -> list[Outcome]:
+def _dry_run(target: NamedTarget, items: list[Publication]) -> list[Outcome]:
+    """One outcome per item of what sending ``items`` as one message would do."""
     try:
-        size = len(publisher.message_bytes(items))
+        what, size = preview(target, items)
     except PublishError as exc:
         return [Outcome(target.name, i.name, i.day, Status.FAILED.value, str(exc)) for i in items]
-    where = f"{target.target.type} (one message for {len(items)} report(s))"
-    return [
-        Outcome(target.name, i.name, i.day, DRY_RUN, f"would send to {where}", size) for i in items
-    ]
-
-
-def _dry_run(target: NamedTarget, publisher: Any, item: Publication) -> Outcome:
-    kind = getattr(getattr(publisher, "options", None), "kind", None)
-    where = f"{target.target.type}" + (f" {kind}" if kind else "")
-    try:
-        size = len(publisher.payload(item)[0]) if hasattr(publisher, "payload") else 0
-    except PublishError as exc:
-        return Outcome(target.name, item.name, item.day, Status.FAILED.value, str(exc))
-    size = size or len(item.markdown.encode("utf-8")) + len(item.json.encode("utf-8"))
-    return Outcome(target.name, item.name, item.day, DRY_RUN, f"would send to {where}", size)
+    return [Outcome(target.name, i.name, i.day, DRY_RUN, what, size) for i in items]
 
 
 def deliver_days(
@@ -232,8 +241,11 @@ def deliver_days(
     force: bool = False,
     dry_run: bool = False,
     batch: Batch | None = None,
+    archive: Path | None = None,
 ) -> list[Outcome]:
     """Deliver each archived day of ``repo`` to every target that takes it.
+
+    ``archive`` is the archive's root, to say where a report lies relative to it.
 
     Days for a batched target (an e-mail digest) go into ``batch``, which the
     caller flushes after its last repository; without one they are sent as
@@ -247,7 +259,7 @@ def deliver_days(
         if not mine:
             break
         try:
-            item = load_publication(repo, day, lang, md_path)
+            item = load_publication(repo, day, lang, md_path, archive)
         except PublishError as exc:
             out.extend(Outcome(t.name, repo, day, "failed", str(exc)) for t in mine)
             continue

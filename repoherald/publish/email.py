@@ -146,9 +146,12 @@ class EmailPublisher:
         o = self.options
         return Envelope(o.sender, tuple(o.to), tuple(o.cc))
 
-    def payload(self, item: Publication) -> tuple[bytes]:
-        """The message as it would be sent (for ``--dry-run``'s size)."""
-        return (self.message_bytes([item]),)
+    def describe(self, items: Sequence[Publication]) -> tuple[str, int]:
+        """What :meth:`publish_batch` would do (``--dry-run``): one mail, its recipients, size."""
+        o = self.options
+        what = "one message" + (f" for {len(items)} report(s)" if len(items) > 1 else "")
+        who = f"{len(o.to) + len(o.cc)} recipient(s)"
+        return f"would send {what} to {who} via {self.label}", len(self.message_bytes(items))
 
     def message_bytes(self, items: Sequence[Publication]) -> bytes:
         now = datetime.now(UTC)

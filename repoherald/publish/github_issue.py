@@ -26,82 +26,22 @@ from __future__ import annotations
 
 import builtins
 import json
-import string
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from pydantic import Field, field_validator
-
-from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import PublishError, SourceError
 from repoherald.github.connect import open_client
 from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status
 from repoherald.publish.issue_api import Issue, IssueApi
+from repoherald.publish.issue_options import MAX_TITLE, GitHubIssueOptions
 from repoherald.publish.issue_split import LIMIT, MARGIN, Part, link_parts, size, split_report
 from repoherald.publish.issue_text import marker, no_backlinks, read_marker
 from repoherald.redact import secret_env
 
-ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
-TITLE_FIELDS = frozenset({"name", "date", "lang"})
-MAX_TITLE = 256
 _COMMENT_LINK = len("#issuecomment-") + 20
 """A comment URL is the issue's URL plus this much at most (ids are 64-bit)."""
-
-
-class GitHubIssueOptions(PublisherOptions):
-    """One ``[[publish]]`` table with ``type = "github_issue"``."""
-
-    repo: str = Field(
-        pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$",
-        description="owner/name of the repository the issues are opened in.",
-    )
-    labels: list[str] = Field(default_factory=list, description="Labels of every issue.")
-    title: str = Field(
-        default="repoherald {name} {date}",
-        min_length=1,
-        description="Issue title: {name} {date} {lang} are filled in.",
-    )
-    close_previous: bool = Field(
-        default=False, description="Close the repository's earlier open issues on a new one."
-    )
-    api_url: str = Field(
-        default=DEFAULT_GITHUB_API, description="API root. Default: [github] api_url."
-    )
-    token_env: str = Field(
-        default=DEFAULT_GITHUB_TOKEN_ENV,
-        pattern=ENV_NAME,
-        description="NAME of the env variable holding the token. Default: [github] token_env.",
-    )
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, value: list[str]) -> list[str]:
-        for label in value:
-            if not label.strip() or len(label) > 50 or "," in label:
-                raise ValueError(f"label {label!r} must be 1-50 characters without commas")
-        return value
-
-    @field_validator("title")
-    @classmethod
-    def _title(cls, value: str) -> str:
-        try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
-        except ValueError:
-            raise ValueError(
-                f"title {value!r} has an unmatched brace: double a brace to write one"
-            ) from None
-        unknown = sorted({f for f in fields if f not in TITLE_FIELDS})
-        if unknown:
-            raise ValueError(
-                f"title {value!r} uses unknown field(s) {', '.join(map(repr, unknown))}:"
-                " use {name}, {date} and {lang}"
-            )
-        try:
-            value.format(name="n", date="2000-01-01", lang="en")
-        except ValueError as exc:
-            raise ValueError(f"title {value!r} is not a valid template: {exc}") from None
-        return value
 
 
 class GitHubIssuePublisher:
@@ -152,6 +92,31 @@ class GitHubIssuePublisher:
             f"{self.label}: {what} #{number}{extra}",
         )
 
+    def describe(self, items: Sequence[Publication]) -> tuple[str, int]:
+        """What :meth:`publish` would do (``--dry-run``), with no token and no request.
+
+        The issue is named when the ledger knows its number; otherwise the
+        publisher would first look for the day's issue by its marker, which
+        takes requests, so it says it would open or edit one.
+        """
+        (item,) = items
+        o = self.options
+        parts = self._split(item, self._link_size())
+        texts = [marker(item.name, item.day, k or None) + p.text for k, p in enumerate(parts)]
+        number = _issue_number(item.sent_as)
+        action = f"edit issue #{number}" if number else "open or edit the day's issue"
+        largest = max(size(text) for text in texts)
+        what = (
+            f"would {action} in {o.repo}: body + {len(texts) - 1} comment(s),"
+            f" largest {largest:,} of {LIMIT:,} characters"
+        )
+        return what, sum(len(text.encode("utf-8")) for text in texts)
+
+    def _link_size(self) -> int:
+        """A bound on a comment URL's length before the issue's own URL is known."""
+        o = self.options
+        return len(o.api_url) + len(o.repo) + len("/issues/") + 20 + _COMMENT_LINK
+
     def _deliver(self, api: IssueApi, item: Publication) -> tuple[Issue, bool, list[int]]:
         """Open or find the day's issue, then make its body and comments say ``item``."""
         o = self.options
@@ -159,7 +124,7 @@ class GitHubIssuePublisher:
         title = title[:MAX_TITLE]
         head = marker(item.name, item.day)
         issue = self._existing(api, item)
-        link = len(o.api_url) + len(o.repo) + len("/issues/") + 20 + _COMMENT_LINK
+        link = self._link_size()
         if issue is not None:
             link = len(str(issue.get("html_url", ""))) + _COMMENT_LINK
         parts = self._split(item, link)

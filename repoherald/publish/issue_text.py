@@ -19,7 +19,7 @@ from datetime import date
 from urllib.parse import quote, unquote
 
 _MARKER = re.compile(r"\A<!-- repoherald:v1 repo=(\S+) day=(\d{4}-\d{2}-\d{2})(?: part=(\d+))? -->")
-_BACKLINK = re.compile(r"\]\(https://github\.com/([\w.-]+/[\w.-]+/(?:pull|issues)/\d+)")
+_BACKLINK = re.compile(r"(?<![\w/.-])https://github\.com/([\w.-]+/[\w.-]+/(?:pull|issues)/\d+)")
 
 
 def marker(name: str, day: date, part: int | None = None) -> str:
@@ -42,5 +42,9 @@ def read_marker(body: object) -> tuple[str, date, int | None] | None:
 
 def no_backlinks(markdown: str) -> str:
     """``markdown`` with its links to github.com pull requests and issues sent via the
-    redirect host, so posting it adds nothing to those pull requests' timelines."""
-    return _BACKLINK.sub(r"](https://redirect.github.com/\1", markdown)
+    redirect host, so posting it adds nothing to those pull requests' timelines.
+
+    Bare URLs count too: a commit message quoting one is shown as text, and
+    GitHub turns a URL in text into a link (and the event) by itself.
+    """
+    return _BACKLINK.sub(r"https://redirect.github.com/\1", markdown)

@@ -92,6 +92,20 @@ def fill_template(template: str, name: str, day: date) -> str:
     return "".join(lit + (values[field] if field else "") for lit, field in pieces)
 
 
+UNTAGGED_LANG = "zh"
+"""The language whose reports have no language tag in the archive's file names.
+
+``run`` writes the archive with this as its main language whatever the
+report language (``config.DEFAULT_LANG``, asserted by a test; importing it
+here would be circular), so ``2026-08-20.md`` is Chinese and
+``2026-08-20.en.md`` English."""
+
+
+def lang_suffix(lang: str, main: str = UNTAGGED_LANG) -> str:
+    """What a report in ``lang`` adds to its file name before ``.md``: ``""`` or ``".en"``."""
+    return "" if lang == main else f".{safe_component(lang)}"
+
+
 def report_path(
     out_dir: Path, template: str, name: str, day: date, suffix: str, tag: str | None = None
 ) -> Path:
@@ -106,6 +120,6 @@ def report_path(
     parts = [p for p in fill_template(template, name, day).split("/") if p not in ("", ".", "..")]
     if not parts:
         parts = [day.isoformat()]
-    middle = f".{safe_component(tag)}" if tag else ""
+    middle = lang_suffix(tag, main="") if tag else ""
     parts[-1] = f"{parts[-1]}{middle}.{suffix}"
     return out_dir.joinpath(*parts)

@@ -12,24 +12,16 @@ DingTalk's "send too fast") are retried with backoff; an HTML answer or a
 200 carrying another platform error code is a
 :class:`~repoherald.errors.PublishError`.
 
-DingTalk takes at most 20 messages a minute from one robot and mutes a robot
-that sends more for 10 minutes, so sends to one DingTalk URL are paced by a
-sliding window shared by every target of the process (:class:`RobotPacer`):
-``publish --since --until`` over 30 days waits rather than being refused.
+Sends to one DingTalk robot are paced (:mod:`repoherald.publish.pacing`);
+the message of each platform is built in :mod:`repoherald.publish.chat_payloads`.
 """
 
 from __future__ import annotations
 
-import base64
 import builtins
-import hashlib
-import hmac
 import json
 import re
-import threading
 import time
-import urllib.parse
-from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
@@ -38,33 +30,25 @@ from pydantic import Field, field_validator
 
 from repoherald.errors import PublishError
 from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status
-from repoherald.redact import redact, secret_env
-from repoherald.render.digest import (
-    Digest,
-    check_report_url,
-    digest_from_json,
-    render_digest,
-    report_url,
-    slack_blocks,
+from repoherald.publish.chat_payloads import (
+    dingtalk_payload,
+    feishu_payload,
+    sign_body,
+    sign_dingtalk,
+    slack_payload,
+    wecom_payload,
 )
+from repoherald.publish.pacing import DINGTALK_PACER, RobotPacer
+from repoherald.publish.report_url import REPORT_URL_HELP, check_report_url, report_url
+from repoherald.redact import redact, secret_env
+from repoherald.render.digest import digest_from_json
 from repoherald.retry_after import retry_after_seconds
 
 Kind = Literal["feishu", "dingtalk", "wecom", "slack", "json"]
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 
-FEISHU_MAX_BODY = 20_000
-"""Feishu/Lark: the whole request body, in bytes ("20 KB": the stricter reading)."""
-DINGTALK_MAX_TEXT = 18_000
-"""DingTalk: markdown text, bytes. DingTalk documents no markdown size; messages of
-about 20,000 bytes are known to pass, so this stays below with room for the JSON."""
-DINGTALK_PER_MINUTE = 20
-"""DingTalk: messages one robot may send in a minute (more mutes it for 10 minutes)."""
-DINGTALK_WINDOW = 61.0
-"""Seconds of the pacing window: DingTalk's minute plus one for network jitter."""
 DINGTALK_TOO_FAST = 130101
 """DingTalk's error code for "send too fast": transient, wait a window and retry."""
-WECOM_MAX_CONTENT = 4096
-"""WeCom: markdown content, bytes of UTF-8."""
 SIGNATURE_HEADER = "X-Repoherald-Signature"
 MAX_RETRY_AFTER = 60.0
 
@@ -84,8 +68,7 @@ class WebhookOptions(PublisherOptions):
     report_url: str | None = Field(
         default=None,
         pattern=r"^https?://[^\s<>()\[\]`\"'|]+$",
-        description="Link to the full report: {year} {month} {day} {date} {name} {lang}"
-        " are filled in. Without it the digest names the report's file in the archive.",
+        description=REPORT_URL_HELP,
     )
     timeout: float = Field(default=15.0, gt=0, le=300, description="Seconds per request.")
     max_retries: int = Field(default=3, ge=0, le=10, description="Retries of transient errors.")
@@ -97,113 +80,6 @@ class WebhookOptions(PublisherOptions):
     @classmethod
     def _known_fields(cls, value: str | None) -> str | None:
         return None if value is None else check_report_url(value)
-
-
-class RobotPacer:
-    """At most ``limit`` sends in any ``window`` seconds per robot (per webhook URL).
-
-    Keyed by a hash of the URL, not the variable's name, so two targets that
-    point at one robot share its budget. ``clock`` and ``sleep`` are
-    injectable so tests pace by a fake clock instead of waiting.
-    """
-
-    def __init__(
-        self,
-        clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
-        limit: int = DINGTALK_PER_MINUTE,
-        window: float = DINGTALK_WINDOW,
-    ) -> None:
-        self.clock, self.sleep, self.limit, self.window = clock, sleep, limit, window
-        self._sent: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-
-    def wait_turn(self, url: str) -> float:
-        """Block until ``url``'s robot may send, and count the send; returns seconds waited."""
-        key = hashlib.sha256(url.encode()).hexdigest()
-        waited = 0.0
-        with self._lock:
-            sent = self._sent.setdefault(key, deque())
-            while True:
-                now = self.clock()
-                while sent and now - sent[0] >= self.window:
-                    sent.popleft()
-                if len(sent) < self.limit:
-                    sent.append(now)
-                    return waited
-                pause = sent[0] + self.window - now
-                self.sleep(pause)
-                waited += pause
-
-    def hold(self, url: str) -> None:
-        """The platform said "too fast": count the window as full from now."""
-        key = hashlib.sha256(url.encode()).hexdigest()
-        with self._lock:
-            now = self.clock()
-            self._sent[key] = deque([now] * self.limit)
-
-
-DINGTALK_PACER = RobotPacer()
-"""The process-wide pacer of DingTalk robots (every publisher shares it by default)."""
-
-
-def sign_feishu(secret: str, timestamp: int) -> str:
-    """Feishu/Lark: base64(HMAC-SHA256(key=f"{timestamp}\\n{secret}", msg=b""))."""
-    key = f"{timestamp}\n{secret}".encode()
-    return base64.b64encode(hmac.new(key, b"", hashlib.sha256).digest()).decode()
-
-
-def sign_dingtalk(secret: str, timestamp_ms: int) -> str:
-    """DingTalk: urlencode(base64(HMAC-SHA256(key=secret, msg=f"{timestamp}\\n{secret}")))."""
-    mac = hmac.new(secret.encode(), f"{timestamp_ms}\n{secret}".encode(), hashlib.sha256)
-    return urllib.parse.quote_plus(base64.b64encode(mac.digest()).decode())
-
-
-def sign_body(secret: str, body: bytes) -> str:
-    """The ``json`` kind's header value: ``sha256=<hex HMAC-SHA256 of the body>``."""
-    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-
-
-def _json_size(text: str) -> int:
-    """Bytes ``text`` takes inside a JSON string (quotes, escapes, UTF-8)."""
-    return len(json.dumps(text, ensure_ascii=False).encode("utf-8"))
-
-
-def feishu_payload(d: Digest, secret: str | None, now: float) -> dict[str, Any]:
-    """An interactive card within 20 KB, signed when a secret is set."""
-    title = f"{d.name} · {d.day.isoformat()}"
-    card: dict[str, Any] = {
-        "config": {"wide_screen_mode": True},
-        "header": {"title": {"tag": "plain_text", "content": title}},
-        "elements": [{"tag": "div", "text": {"tag": "lark_md", "content": ""}}],
-    }
-    body: dict[str, Any] = {"msg_type": "interactive", "card": card}
-    if secret:
-        ts = int(now)
-        body.update(timestamp=str(ts), sign=sign_feishu(secret, ts))
-    overhead = len(json.dumps(body, ensure_ascii=False).encode("utf-8")) - 2
-    text, _ = render_digest(d, "markdown", FEISHU_MAX_BODY - overhead, measure=_json_size)
-    card["elements"][0]["text"]["content"] = text
-    return body
-
-
-def dingtalk_payload(d: Digest) -> dict[str, Any]:
-    """Markdown lines joined by blank lines: DingTalk runs single newlines together."""
-    text, _ = render_digest(d, "markdown", DINGTALK_MAX_TEXT, "bytes", sep="\n\n")
-    title = f"{d.name} {d.day.isoformat()}"
-    return {"msgtype": "markdown", "markdown": {"title": title, "text": text}}
-
-
-def wecom_payload(d: Digest) -> dict[str, Any]:
-    text, _ = render_digest(d, "markdown", WECOM_MAX_CONTENT, "bytes")
-    return {"msgtype": "markdown", "markdown": {"content": text}}
-
-
-def slack_payload(d: Digest) -> dict[str, Any]:
-    """Block Kit blocks, and a plain ``text`` for notifications and old clients."""
-    blocks, _ = slack_blocks(d)
-    fallback = f"{d.name} {d.day.isoformat()}"
-    return {"text": fallback, "blocks": blocks}
 
 
 class WebhookPublisher:

@@ -18,9 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from string import Formatter
 from typing import Any, Literal
-from urllib.parse import quote
 
 from repoherald.i18n import t
 from repoherald.models import Importance
@@ -61,44 +59,6 @@ class Digest:
     @property
     def total(self) -> int:
         return sum(self.counts.values())
-
-
-REPORT_URL_FIELDS = ("year", "month", "day", "date", "name", "lang")
-
-
-def report_url(template: str | None, *, name: str, day: date, lang: str) -> str | None:
-    """The full report's address from a ``report_url`` template (:data:`REPORT_URL_FIELDS`).
-
-    The name is percent-encoded: a report name with a space or ``#`` must not
-    end the link early or change what it points to.
-    """
-    if not template:
-        return None
-    return template.format(
-        year=f"{day.year:04d}",
-        month=f"{day.month:02d}",
-        day=f"{day.day:02d}",
-        date=day.isoformat(),
-        name=quote(name, safe=""),
-        lang=lang,
-    )
-
-
-def check_report_url(template: str) -> str:
-    """``template`` unchanged, or ValueError naming the field it cannot fill in.
-
-    Checked when the config is read, so a typo is a config error and not a
-    traceback at the first delivery.
-    """
-    try:
-        fields = [f for _, f, _, _ in Formatter().parse(template) if f is not None]
-    except ValueError as exc:
-        raise ValueError(f"report_url: {exc}: write literal braces as {{{{ and }}}}") from None
-    known = ", ".join("{" + f + "}" for f in REPORT_URL_FIELDS)
-    for field in fields:
-        if field not in REPORT_URL_FIELDS:
-            raise ValueError(f"report_url: unknown field {{{field}}}: use {known}")
-    return template
 
 
 def digest_from_json(

@@ -5,6 +5,18 @@ Commit titles, paths and descriptions are data. Whatever they contain
 ``@mentions``, bidi overrides) must render as the same visible text and never
 change the structure of the report. The functions here are the only way
 untrusted text reaches a template.
+
+GitHub also reads the *rendered* text of an issue or comment, outside code
+spans and links: ``@name`` notifies that user, and ``#12``, ``GH-12`` and
+``owner/repo#12`` link to an issue of the repository the text is posted in
+(and add a "mentioned this" event there). A Markdown backslash does not stop
+that, because the escape is gone by the time GitHub looks. So a zero-width
+space goes between the sigil and what follows, outside code spans: the text
+reads the same and nothing pings anyone. This is done here, for every
+output, because only the renderer knows which text is a stranger's; a
+publisher sees finished Markdown where our own ``[#12](url)`` links and
+``(#heading)`` anchors look the same, and a report from the archive is
+pasted into issues by hand too.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ _WS = re.compile(r"[\t\n\r\u2028\u2029]+")
 # Always escaped: characters that open inline markup anywhere in a line.
 _ALWAYS = set("\\`*[]<>|~&$#")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_REFERENCE = re.compile(r"(#|\bGH-)(?=[0-9])", re.IGNORECASE)
 _LINE_START = re.compile(r"^(\s*)([-+=>]|\d{1,9}[.)])")
 _ZWSP = "\u200b"
 
@@ -45,8 +58,8 @@ def _escape_plain(text: str) -> str:
 
 
 def _defuse(text: str) -> str:
-    """Stop ``@name`` from notifying people when the report is posted on GitHub."""
-    return _MENTION.sub("@" + _ZWSP, text)
+    """Stop ``@name`` notifying people, and ``#12``/``GH-12`` linking issues, on GitHub."""
+    return _REFERENCE.sub(lambda m: m.group(1) + _ZWSP, _MENTION.sub("@" + _ZWSP, text))
 
 
 def _escape_line_start(md: str) -> str:
@@ -84,14 +97,14 @@ def rich(text: str) -> str:
     everything outside them is escaped. An odd number of backticks cannot be
     paired reliably, so then every backtick is shown literally.
     """
-    text = _defuse(clean(text))
+    text = clean(text)
     if text.count("`") % 2:
         return inline(text)
     parts = text.split("`")
     out: list[str] = []
     for i, part in enumerate(parts):
         if i % 2 == 0:
-            out.append(_escape_plain(part))
+            out.append(_escape_plain(_defuse(part)))
         elif part.strip():
             out.append(code(part))
         else:
@@ -109,13 +122,13 @@ def rich_cell(text: str) -> str:
 
 def plain_heading_text(text: str) -> str:
     """The visible text that :func:`rich` renders to (what GitHub slugs a heading from)."""
-    text = _defuse(clean(text))
+    text = clean(text)
     if text.count("`") % 2:
-        return text
+        return _defuse(text)
     out: list[str] = []
     for i, part in enumerate(text.split("`")):
         if i % 2 == 0:
-            out.append(part)
+            out.append(_defuse(part))
         elif part.strip():
             # CommonMark strips one space from both ends of a code span.
             if len(part) >= 2 and part[0] == " " and part[-1] == " ":

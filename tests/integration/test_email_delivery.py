@@ -344,8 +344,9 @@ def test_dry_run_measures_each_mail_and_the_digest_and_sends_nothing(
     outcomes += batch.flush(memory_store, dry_run=True)
     lines = [o.line() for o in outcomes]
     assert [o.status for o in outcomes] == ["dry-run"] * 4
-    assert lines[0].startswith("team-mail: alpha") and "would send to email" in lines[0]
-    assert sum("one message for 2 report(s)" in line for line in lines) == 2
+    assert lines[0].startswith("team-mail: alpha")
+    assert f"would send one message to 2 recipient(s) via email 127.0.0.1:{server.port}" in lines[0]
+    assert sum("one message for 2 report(s) to 2 recipient(s)" in line for line in lines) == 2
     sizes = {o.target: o.size for o in outcomes if o.repo == "alpha"}
     assert sizes["digest-mail"] > sizes["team-mail"] > len(_item("alpha", ["Fix a crash"]).markdown)
     assert server.received == [] and memory_store.ledger_entries() == []

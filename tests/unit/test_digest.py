@@ -9,14 +9,13 @@ from datetime import date
 import pytest
 from pydantic import ValidationError
 
+from repoherald.publish.report_url import check_report_url, report_url
 from repoherald.publish.webhook import WebhookOptions
 from repoherald.render.digest import (
     Digest,
     DigestItem,
-    check_report_url,
     digest_from_view,
     render_digest,
-    report_url,
     size,
     slack_blocks,
 )

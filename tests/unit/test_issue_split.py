@@ -96,3 +96,12 @@ def test_links_to_upstream_pull_requests_leave_no_mention_on_them() -> None:
         "[PR #12](https://redirect.github.com/o/n/pull/12) [c](https://github.com/o/n/commit/abc)"
         " [i](https://redirect.github.com/o/n/issues/3) [e](https://ghe.example.com/o/n/pull/1)"
     )
+
+
+def test_bare_urls_of_upstream_pull_requests_leave_no_mention_either() -> None:
+    """A commit message quoting a PR's address: GitHub links a bare URL in text itself."""
+    md = "see https://github.com/o/n/pull/12, (https://github.com/o/n/issues/3) or <https://github.com/o/n/pull/4>"
+    assert no_backlinks(md) == md.replace("https://github.com/", "https://redirect.github.com/")
+    assert no_backlinks("https://x.test/https://github.com/o/n/pull/1") == (
+        "https://x.test/https://github.com/o/n/pull/1"
+    )

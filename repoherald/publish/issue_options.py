@@ -1,0 +1,73 @@
+"""The options of a ``github_issue`` target (one ``[[publish]]`` table), checked when read.
+
+The title is a template; it is checked here, with the config, so a typo in
+a field is a config error rather than a failure at the first delivery.
+"""
+
+from __future__ import annotations
+
+import string
+
+from pydantic import Field, field_validator
+
+from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
+from repoherald.publish.base import PublisherOptions
+
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
+TITLE_FIELDS = frozenset({"name", "date", "lang"})
+MAX_TITLE = 256
+
+
+class GitHubIssueOptions(PublisherOptions):
+    """One ``[[publish]]`` table with ``type = "github_issue"``."""
+
+    repo: str = Field(
+        pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$",
+        description="owner/name of the repository the issues are opened in.",
+    )
+    labels: list[str] = Field(default_factory=list, description="Labels of every issue.")
+    title: str = Field(
+        default="repoherald {name} {date}",
+        min_length=1,
+        description="Issue title: {name} {date} {lang} are filled in.",
+    )
+    close_previous: bool = Field(
+        default=False, description="Close the repository's earlier open issues on a new one."
+    )
+    api_url: str = Field(
+        default=DEFAULT_GITHUB_API, description="API root. Default: [github] api_url."
+    )
+    token_env: str = Field(
+        default=DEFAULT_GITHUB_TOKEN_ENV,
+        pattern=ENV_NAME,
+        description="NAME of the env variable holding the token. Default: [github] token_env.",
+    )
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, value: list[str]) -> list[str]:
+        for label in value:
+            if not label.strip() or len(label) > 50 or "," in label:
+                raise ValueError(f"label {label!r} must be 1-50 characters without commas")
+        return value
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
+        except ValueError:
+            raise ValueError(
+                f"title {value!r} has an unmatched brace: double a brace to write one"
+            ) from None
+        unknown = sorted({f for f in fields if f not in TITLE_FIELDS})
+        if unknown:
+            raise ValueError(
+                f"title {value!r} uses unknown field(s) {', '.join(map(repr, unknown))}:"
+                " use {name}, {date} and {lang}"
+            )
+        try:
+            value.format(name="n", date="2000-01-01", lang="en")
+        except ValueError as exc:
+            raise ValueError(f"title {value!r} is not a valid template: {exc}") from None
+        return value
