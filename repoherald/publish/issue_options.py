@@ -6,12 +6,11 @@ a field is a config error rather than a failure at the first delivery.
 
 from __future__ import annotations
 
-import string
-
 from pydantic import Field, field_validator
 
 from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
 from repoherald.publish.base import PublisherOptions
+from repoherald.publish.template_fields import template_fields
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 TITLE_FIELDS = frozenset({"name", "date", "lang"})
@@ -54,18 +53,7 @@ class GitHubIssueOptions(PublisherOptions):
     @field_validator("title")
     @classmethod
     def _title(cls, value: str) -> str:
-        try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(value) if f is not None]
-        except ValueError:
-            raise ValueError(
-                f"title {value!r} has an unmatched brace: double a brace to write one"
-            ) from None
-        unknown = sorted({f for f in fields if f not in TITLE_FIELDS})
-        if unknown:
-            raise ValueError(
-                f"title {value!r} uses unknown field(s) {', '.join(map(repr, unknown))}:"
-                " use {name}, {date} and {lang}"
-            )
+        template_fields(value, sorted(TITLE_FIELDS), "title")
         try:
             value.format(name="n", date="2000-01-01", lang="en")
         except ValueError as exc:

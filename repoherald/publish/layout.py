@@ -17,12 +17,11 @@ from pathlib import Path
 from pydantic_core import PydanticCustomError
 
 from repoherald.errors import ConfigError
+from repoherald.publish.template_fields import template_fields
 
 FIELDS = ("year", "month", "day", "date", "name")
 """The template fields: ``{year}`` 2026, ``{month}`` 08, ``{day}`` 20, ``{date}`` 2026-08-20,
 ``{name}`` the repository's folder name."""
-
-_FIELD_LIST = ", ".join("{" + f + "}" for f in FIELDS)
 
 
 def _pieces(template: str) -> list[tuple[str, str | None]]:
@@ -31,19 +30,9 @@ def _pieces(template: str) -> list[tuple[str, str | None]]:
         raise ValueError("the path template is empty: use e.g. {year}/{name}/{date}")
     if any(ord(ch) < 0x20 for ch in template):
         raise ValueError("the path template contains a control character (NUL, newline): remove it")
-    try:
-        parsed = list(string.Formatter().parse(template))
-    except ValueError:
-        raise ValueError(
-            "the path template has an unbalanced brace: write fields as {date}, a literal brace"
-            " as {{ or }}"
-        ) from None
+    template_fields(template, FIELDS, "the path template")
     pieces: list[tuple[str, str | None]] = []
-    for literal, field, spec, conversion in parsed:
-        if field is not None and (field not in FIELDS or spec or conversion):
-            shown = "{" + field + (f"!{conversion}" if conversion else "")
-            shown += (f":{spec}" if spec else "") + "}"
-            raise ValueError(f"the path template field {shown} is not allowed: use {_FIELD_LIST}")
+    for literal, field, _, _ in string.Formatter().parse(template):
         pieces.append((literal, field))
     return pieces
 

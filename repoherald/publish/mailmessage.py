@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import json
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +21,7 @@ from repoherald.errors import PublishError
 from repoherald.i18n import t
 from repoherald.publish.base import Publication
 from repoherald.publish.mailhtml import anchor_prefix, render_document, render_fragment
+from repoherald.publish.template_fields import template_fields
 from repoherald.render.digest import digest_from_json
 
 SUBJECT_FIELDS = frozenset({"name", "date", "lang", "high", "total"})
@@ -31,15 +31,7 @@ MAX_SUBJECT = 250
 
 def subject_fields(template: str) -> set[str]:
     """The fields ``template`` uses; ValueError for a malformed one or an unknown field."""
-    used: set[str] = set()
-    for _, field, _, _ in string.Formatter().parse(template):
-        if field is None:
-            continue
-        if field not in SUBJECT_FIELDS:
-            known = ", ".join("{" + f + "}" for f in sorted(SUBJECT_FIELDS))
-            raise ValueError(f"unknown field {{{field}}} in the subject: use {known}")
-        used.add(field)
-    return used
+    return set(template_fields(template, sorted(SUBJECT_FIELDS), "the subject"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ for a Chinese report.
 from __future__ import annotations
 
 from datetime import date
-from string import Formatter
 from urllib.parse import quote
 
 from repoherald.publish.layout import lang_suffix
+from repoherald.publish.template_fields import template_fields
 
 REPORT_URL_FIELDS = ("year", "month", "day", "date", "name", "lang", "suffix")
 REPORT_URL_HELP = (
@@ -51,12 +51,5 @@ def check_report_url(template: str) -> str:
     Checked when the config is read, so a typo is a config error and not a
     traceback at the first delivery.
     """
-    try:
-        fields = [f for _, f, _, _ in Formatter().parse(template) if f is not None]
-    except ValueError as exc:
-        raise ValueError(f"report_url: {exc}: write literal braces as {{{{ and }}}}") from None
-    known = ", ".join("{" + f + "}" for f in REPORT_URL_FIELDS)
-    for field in fields:
-        if field not in REPORT_URL_FIELDS:
-            raise ValueError(f"report_url: unknown field {{{field}}}: use {known}")
+    template_fields(template, REPORT_URL_FIELDS, "report_url")
     return template

@@ -238,7 +238,7 @@ def test_a_body_over_the_limit_is_refused_like_github(fake: FakeGitHub) -> None:
 def test_options_are_checked_when_the_config_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GH_ISSUE_TOKEN", TOKEN)
     base = {"type": "github_issue", "repo": REPO, "token_env": "GH_ISSUE_TOKEN"}
-    with pytest.raises(ConfigError, match=r"unknown field\(s\) 'repo'"):
+    with pytest.raises(ConfigError, match=r"field \{repo\} is not allowed"):
         registry.create({**base, "title": "{repo} {date}"})
     with pytest.raises(ConfigError, match="repo"):
         registry.create({**base, "repo": "not a repo"})
