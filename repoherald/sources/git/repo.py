@@ -19,8 +19,12 @@ Fetching is :mod:`repoherald.sources.git.mirror`'s job, with its own allow-list.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import subprocess
+import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
@@ -144,12 +148,37 @@ def check_branch_name(branch: str) -> None:
         raise UsageError(f"invalid branch name {branch!r}: check the repository's branch setting")
 
 
+_DIFF_OPTIONS = (
+    "-r",
+    "-z",
+    "-M",
+    "--raw",
+    "--numstat",
+    "--always",
+    "--root",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--ignore-submodules=none",
+)
+"""How :meth:`GitRepo.diff_first_parent` asks: every file, renames found, line counts."""
+
+
+def _write_all(pipe: Any, data: bytes) -> None:
+    """Write and flush ``data``; a process that died is reported by its reader."""
+    with contextlib.suppress(OSError):
+        pipe.write(data)
+        pipe.flush()
+
+
 class GitRepo:
     """A git directory (bare or not) and the plumbing calls repoherald needs."""
 
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = git_dir
         self._cat: subprocess.Popen[bytes] | None = None
+        self._diff: subprocess.Popen[bytes] | None = None
+        self._diff_err: Any = None
+        self._diff_err_seen = 0
 
     def __enter__(self) -> GitRepo:
         return self
@@ -163,7 +192,7 @@ class GitRepo:
         self.close()
 
     def close(self) -> None:
-        """Stop the long-lived ``cat-file`` process, if one was started."""
+        """Stop the long-lived ``cat-file`` and ``diff-tree`` processes, if they were started."""
         if self._cat is not None:
             if self._cat.stdin:
                 self._cat.stdin.close()
@@ -171,6 +200,20 @@ class GitRepo:
             if self._cat.stdout:
                 self._cat.stdout.close()
             self._cat = None
+        self._stop_diff_tree()
+
+    def _stop_diff_tree(self) -> None:
+        if self._diff is not None:
+            if self._diff.stdin:
+                with contextlib.suppress(OSError):  # it died with input still buffered
+                    self._diff.stdin.close()
+            self._diff.wait()
+            if self._diff.stdout:
+                self._diff.stdout.close()
+            self._diff = None
+        if self._diff_err is not None:
+            self._diff_err.close()
+            self._diff_err = None
 
     def argv(self, *args: str) -> list[str]:
         """The full command line of ``git <args>`` in this repository, safe options included."""
@@ -341,10 +384,12 @@ class GitRepo:
         return sizes
 
     def diff_first_parent(self, commits: Iterable[Commit]) -> dict[str, list[FileChange]]:
-        """File changes of each commit against its first parent, in one process.
+        """File changes of each commit against its first parent.
 
         Merges are diffed against their first parent (what the branch gained);
-        root commits against the empty tree.
+        root commits against the empty tree. One ``diff-tree --stdin`` process
+        serves every call (a run asks once per day): starting git and warming
+        its caches again each time cost as much as the diffs themselves.
         """
         commits = list(commits)
         if not commits:
@@ -352,22 +397,62 @@ class GitRepo:
         lines = []
         for c in commits:
             lines.append(f"{c.sha} {c.parents[0]}" if c.parents else c.sha)
-        out = self.run(
-            "diff-tree",
-            "--stdin",
-            "-r",
-            "-z",
-            "-M",
-            "--raw",
-            "--numstat",
-            "--always",
-            "--root",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--ignore-submodules=none",
-            input=("\n".join(lines) + "\n").encode("ascii"),
-        )
-        return parse_diff_tree(out, [c.sha for c in commits])
+        out = self._diff_batch(("\n".join(lines) + "\n").encode("ascii"))
+        try:
+            return parse_diff_tree(out, [c.sha for c in commits])
+        except SourceError:
+            stderr = self._diff_stderr()
+            if stderr.strip():
+                raise self._failure("diff-tree", stderr) from None
+            raise
+
+    def _diff_batch(self, request: bytes) -> bytes:
+        """What the long-lived ``diff-tree --stdin`` prints for ``request``.
+
+        diff-tree echoes a line that is not an object name and flushes its
+        output, so such a line, with a random part no path can guess, marks
+        where the answer ends. The request is written by a thread while this
+        one reads: a day's diffs can be more than a pipe holds.
+        """
+        if self._diff is None:
+            # A file, not a pipe: nobody reads stderr while git runs, and a
+            # pipe full of rename warnings would stall it.
+            self._diff_err = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+            self._diff_err_seen = 0
+            self._diff = popen_git(
+                self.argv("diff-tree", "--stdin", *_DIFF_OPTIONS),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._diff_err,
+            )
+        proc = self._diff
+        assert proc.stdin is not None and proc.stdout is not None
+        mark = b"repoherald-end-of-batch " + secrets.token_hex(16).encode("ascii") + b"\n"
+        writer = threading.Thread(target=_write_all, args=(proc.stdin, request + mark))
+        writer.start()
+        out = bytearray()
+        fd = proc.stdout.fileno()
+        while not out.endswith(mark):
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            out += chunk
+        writer.join()
+        if not out.endswith(mark):
+            stderr = self._diff_stderr()
+            self._stop_diff_tree()
+            raise self._failure("diff-tree", stderr)
+        return bytes(out[: -len(mark)])
+
+    def _diff_stderr(self) -> bytes:
+        """What ``diff-tree`` wrote to stderr since this was last asked."""
+        err = self._diff_err
+        if err is None:
+            return b""
+        err.seek(self._diff_err_seen)
+        data: bytes = err.read()
+        self._diff_err_seen += len(data)
+        return data
 
     def patch(self, commit: Commit, max_bytes: int = 8_000_000) -> tuple[str, bool]:
         """The unified diff of ``commit`` against its first parent, and whether it was cut.
