@@ -23,8 +23,13 @@ from repoherald.analysis.pyapi import PublicApi
 MAX_PARSE_BYTES = 1_000_000
 """Blobs larger than this are measured, not parsed."""
 
-API_CACHE_SIZE = 256
-"""Parsed Python APIs kept in memory, by blob SHA."""
+API_CACHE_SIZE = 1024
+"""Parsed Python APIs kept in memory, by blob SHA.
+
+A month of a busy repository writes a few hundred Python blobs; with room for
+fewer, a file touched again weeks later was parsed whole a second time. An
+entry is a few kilobytes (the blob's bytes are kept apart, within
+:data:`SOURCE_CACHE_BYTES`)."""
 
 SOURCE_CACHE_BYTES = 32_000_000
 """Python blob contents kept in memory, so that deriving from a known version

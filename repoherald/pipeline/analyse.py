@@ -175,12 +175,20 @@ def _compute(
     extractor = state.extractor
     assert extractor is not None
     facts: dict[str, Facts] = {}
+    failed: dict[str, Exception] = {}
     with events.stage("facts", state.name, total=len(missing)):
-        for sha in missing:
+        # Oldest first, as the days are run: the blob a commit writes is what the
+        # next commit to touch the file reads, so that one finds its parsed API
+        # at hand, also across days. Newest first parsed a file whole again on
+        # every day it was touched.
+        for sha in reversed(missing):
             try:
                 facts[sha] = with_pull(extractor.extract(commits[sha], diffs[sha]), pulls.get(sha))
             except CONTAINED_ERRORS as exc:
-                _contain(state, lang, commits[sha], diffs[sha], exc, entries)
+                failed[sha] = exc
+    for sha in missing:
+        if sha in failed:
+            _contain(state, lang, commits[sha], diffs[sha], failed[sha], entries)
     to_save: list[tuple[Commit, Facts, Analysis]] = []
     with events.stage("rules", state.name, total=len(facts)):
         for sha in missing:
