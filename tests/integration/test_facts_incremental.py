@@ -8,6 +8,7 @@ identical facts.
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
@@ -17,8 +18,14 @@ from bench import goldset
 from bench.replay import build_repo, load_shapes
 from repoherald.analysis import pyoutline
 from repoherald.analysis.facts import AreaRules, FactsExtractor, file_kind
+from repoherald.analysis.rules import RuleAnalyser
+from repoherald.config import build_settings
 from repoherald.models import Commit, Facts, FileChange
+from repoherald.pipeline.analyse import analyse_day
+from repoherald.pipeline.events import Emitter
+from repoherald.pipeline.run import _prepare
 from repoherald.sources.git.repo import GitRepo, open_local
+from repoherald.store.db import Store
 from tests.gitfixture import GitFixture
 
 SAMPLE_SHAPES = Path(__file__).parents[1] / "data" / "shapes-2026-08-17_22.jsonl"
@@ -154,3 +161,45 @@ def _fixture_steps() -> list[tuple[str, dict[str, str | bytes | None]]]:
         ),
         ("drop run", {"pkg/run.py": None}),
     ]
+
+
+def test_pipeline_parses_a_file_whole_once_across_days(
+    git_repo: GitFixture, tmp_path: Path
+) -> None:
+    # Two edits a day for three days: each version is derived from the one
+    # before it only if facts follow the history oldest first, across days too.
+    body = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(40))
+    git_repo.write("pkg/engine.py", body)
+    git_repo.commit("baseline", when=datetime(2026, 2, 28, 9, tzinfo=UTC))
+    for day in (1, 2, 3):
+        for hour in (9, 15):
+            body = body.replace("return x", f"return x * {day * hour}", 1)
+            body += f"def g{day}_{hour}(y):\n    return y\n"
+            git_repo.write("pkg/engine.py", body)
+            git_repo.commit(f"day {day} {hour}h", when=datetime(2026, 3, day, hour, tzinfo=UTC))
+    settings = build_settings(
+        repos=(str(git_repo.path),),
+        since="2026-03-01",
+        until="2026-03-03",
+        tz="UTC",
+        lang="en",
+        out=str(tmp_path / "out"),
+        home=str(tmp_path / "home"),
+        no_llm=True,
+        cwd=tmp_path,
+    )
+    days = list(settings.selection.days)
+    state = _prepare(settings, settings.repos[0], days)
+    assert state.source is not None and state.extractor is not None
+    try:
+        with Store.open(Path(":memory:")) as store:
+            entries = [
+                e
+                for d in days
+                for e in analyse_day(state, "en", RuleAnalyser(), store, state.by_day[d], Emitter())
+            ]
+    finally:
+        state.source.close()
+    added = {e.commit.title: [(a.name, a.change) for a in e.facts.api_changes] for e in entries}
+    assert added == {f"day {d} {h}h": [(f"g{d}_{h}", "added")] for d in (1, 2, 3) for h in (9, 15)}
+    assert state.extractor.apis.stats == Counter(parsed=1, derived=6)
