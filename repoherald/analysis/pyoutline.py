@@ -12,7 +12,10 @@ finds the changed lines, and parses only whole statements around them:
 
 - a change inside the body of a top-level ``def`` or ``class`` (below its
   header) is parsed as those body statements under a stand-in header at the
-  body's own indentation, and cannot change the API;
+  body's own indentation, and cannot change the API; one level down the
+  same holds, so a change inside a method of a class is parsed as the
+  statements of the method's body it touches, not as the whole method
+  (a thousand lines, in the model runners of vLLM plugins);
 - a change inside such a header (a new parameter, a base class) is parsed
   as the header over a stand-in body, and gives the definition's new events;
 - any other change is parsed as the top-level statements it touches, whose
@@ -27,7 +30,8 @@ would find. Anything the argument does not cover returns None, never a
 guess, and the caller parses the whole blob: a coding cookie, a BOM or ``\\r``
 line ends (lines would not split the way the tokenizer splits them), a
 snippet that does not parse, spills out of its body or starts at another
-indentation.
+indentation. A method-level edit that fails is first retried as the whole
+method, a body-level one as whole top-level statements.
 """
 
 from __future__ import annotations
@@ -73,6 +77,10 @@ class Body:
     """First line (decorators included) of each statement of the body."""
     indent: bytes
     """The exact whitespace before the body's first statement."""
+    inner: tuple[Body | None, ...] = ()
+    """For a top-level definition, the body of each of its statements that is a
+    ``def``/``class`` itself (a method), counted from that statement's first
+    line; None for the others. Empty one level down: deeper bodies are not kept."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,18 +155,23 @@ def derive(
 
 
 def _reparse(known: Outline, hunks: list[Hunk], new: list[bytes]) -> Outline | None:
-    """Parse the edits; a header or body edit that fails is retried as top-level statements."""
+    """Parse the edits; one that fails is retried a level up, the top level failing for good."""
     tops = [s.start for s in known.statements]
-    forced: set[int] = set()
-    for _ in range(4):
-        edits = _plan(known, tops, hunks, forced)
+    depth: dict[int, int] = {}
+    """Hunk -> how deep its edit may go: 0 top level, 1 a definition's body, 2 a method's."""
+    done: dict[_Edit, _Parsed | None] = {}
+    for _ in range(6):
+        edits = _plan(known, tops, hunks, depth)
         parsed: list[_Parsed] = []
         for edit in edits:
-            result = _parse_edit(known, edit, new)
+            if edit not in done:  # a retry plans the edits that parsed the same again
+                done[edit] = _parse_edit(known, edit, new)
+            result = done[edit]
             if result is None:
                 if edit.kind == _TOP:
                     return None
-                forced.update(edit.hunks)  # retry it as top-level statements
+                level = 1 if edit.kind == _INNER else 0
+                depth.update((k, min(depth.get(k, 2), level)) for k in edit.hunks)
                 break
             parsed.append(result)
         else:
@@ -168,7 +181,7 @@ def _reparse(known: Outline, hunks: list[Hunk], new: list[bytes]) -> Outline | N
 
 # -- which statements to parse again --------------------------------------------
 
-_TOP, _HEADER, _BODY = "top", "header", "body"
+_TOP, _HEADER, _BODY, _INNER = "top", "header", "body", "inner"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +191,8 @@ class _Edit:
     ``top``: whole top-level statements. ``header``: the header of definition
     ``container`` (decorators down to the line before its body), parsed over
     a stand-in body. ``body``: whole statements of that definition's body.
+    ``inner``: whole statements of the body of statement ``child`` of that
+    body (a method of a class, below its header).
     """
 
     kind: str
@@ -187,6 +202,7 @@ class _Edit:
     hunks: tuple[int, ...]
     delta: int
     new_start: int = 0
+    child: int = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,34 +210,54 @@ class _Parsed:
     statements: tuple[Statement, ...] = ()
     """``top``: the statements now in its place; ``header``: the definition (no body)."""
     body_starts: tuple[int, ...] = ()
-    """``body``: first lines (new version) of the body statements now in its place."""
+    """``body``, ``inner``: first lines (new version) of the body statements now in its place."""
+    body_inner: tuple[Body | None, ...] = ()
+    """``body``: the bodies of those statements (:attr:`Body.inner`); ``inner``: all None."""
     body_end: int = -1
     """``body`` edits that run to the end of the definition: its new last line."""
 
 
-def _plan(known: Outline, tops: list[int], hunks: list[Hunk], forced: set[int]) -> list[_Edit]:
-    """Group hunks into edits of whole statements; overlapping edits merge, as top-level."""
+def _plan(known: Outline, tops: list[int], hunks: list[Hunk], depth: dict[int, int]) -> list[_Edit]:
+    """Group hunks into edits of whole statements; overlapping edits merge a level up."""
     edits: list[_Edit] = []
     for k, (a0, a1, b0, b1) in enumerate(hunks):
         delta = (b1 - b0) - (a1 - a0)
-        slot = None if k in forced else _slot(known, tops, a0, a1)
+        slot = _slot(known, tops, a0, a1, depth.get(k, 2))
         if slot is None:
             start, end = _top_bounds(known, tops, a0, a1)
             edits.append(_Edit(_TOP, start, end, -1, (k,), delta))
         else:
-            edits.append(_Edit(*slot, (k,), delta))
+            kind, start, end, container, child = slot
+            edits.append(_Edit(kind, start, end, container, (k,), delta, child=child))
     merged: list[_Edit] = []
     for edit in edits:
         while merged and edit.start < merged[-1].end:
             last = merged.pop()
+            if last.kind == _INNER and (edit.kind, edit.container, edit.child) != (
+                _INNER,
+                last.container,
+                last.child,
+            ):
+                last = _outer(known, tops, last)
+            if edit.kind == _INNER and (last.kind, last.container, last.child) != (
+                _INNER,
+                edit.container,
+                edit.child,
+            ):
+                edit = _outer(known, tops, edit)
             span = (min(last.start, edit.start), max(last.end, edit.end))
-            kind, container = _TOP, -1
-            if (last.kind, last.container) == (edit.kind, edit.container) and edit.kind == _BODY:
-                kind, container = _BODY, edit.container
+            kind, container, child = _TOP, -1, -1
+            same = (last.kind, last.container, last.child) == (
+                edit.kind,
+                edit.container,
+                edit.child,
+            )
+            if same and edit.kind in (_BODY, _INNER):
+                kind, container, child = edit.kind, edit.container, edit.child
             else:
                 span = _top_bounds(known, tops, *span)
             hunks_ = last.hunks + edit.hunks
-            edit = _Edit(kind, *span, container, hunks_, last.delta + edit.delta)
+            edit = _Edit(kind, *span, container, hunks_, last.delta + edit.delta, child=child)
         merged.append(edit)
     offset = 0
     placed = []
@@ -231,16 +267,33 @@ def _plan(known: Outline, tops: list[int], hunks: list[Hunk], forced: set[int]) 
     return placed
 
 
-def _slot(known: Outline, tops: list[int], a0: int, a1: int) -> tuple[str, int, int, int] | None:
-    """(kind, start, end, statement index) when lines [a0, a1) lie in one definition.
+def _outer(known: Outline, tops: list[int], edit: _Edit) -> _Edit:
+    """An ``inner`` edit widened to the whole statement of the body it lies in."""
+    stmt = known.statements[edit.container]
+    assert stmt.body is not None
+    starts = stmt.body.starts
+    later = edit.child + 1
+    if later < len(starts):
+        end = stmt.start + starts[later]
+    else:
+        end = tops[edit.container + 1] if edit.container + 1 < len(tops) else known.lines
+    return replace(edit, kind=_BODY, start=stmt.start + starts[edit.child], end=end, child=-1)
+
+
+def _slot(
+    known: Outline, tops: list[int], a0: int, a1: int, depth: int = 2
+) -> tuple[str, int, int, int, int] | None:
+    """(kind, start, end, statement index, child) when lines [a0, a1) lie in one definition.
 
     In its header, or in its body: the lines may run past the definition up
     to the next top-level statement, where indented text joins the body and
     anything else makes the snippet spill out, which :func:`_parse_edit`
-    rejects.
+    rejects. In a body, lines within the body of one of its methods (below
+    the method's header, up to the next statement of the class) are an
+    ``inner`` edit when ``depth`` allows. ``depth`` 0 means no slot at all.
     """
     index = bisect_right(tops, a0) - 1
-    if index < 0 or known.statements[index].body is None:
+    if depth < 1 or index < 0 or known.statements[index].body is None:
         return None
     stmt = known.statements[index]
     body = stmt.body
@@ -248,11 +301,21 @@ def _slot(known: Outline, tops: list[int], a0: int, a1: int) -> tuple[str, int, 
     stop = tops[index + 1] if index + 1 < len(tops) else known.lines
     starts = [stmt.start + s for s in body.starts]
     if starts[0] <= a0 and a1 <= stop:
-        start = starts[bisect_right(starts, a0) - 1]
+        k = bisect_right(starts, a0) - 1
+        start = starts[k]
         later = bisect_left(starts, max(a1, start + 1))
-        return _BODY, start, starts[later] if later < len(starts) else stop, index
+        end = starts[later] if later < len(starts) else stop
+        inner = body.inner[k] if depth >= 2 and body.inner else None
+        if inner is not None and later == k + 1:
+            nested = [start + s for s in inner.starts]
+            if nested[0] <= a0:
+                first = nested[bisect_right(nested, a0) - 1]
+                after = bisect_left(nested, max(a1, first + 1))
+                last = nested[after] if after < len(nested) else end
+                return _INNER, first, last, index, k
+        return _BODY, start, end, index, -1
     if a1 <= starts[0] and (a0 < a1 or a0 > stmt.start):
-        return _HEADER, stmt.start, starts[0], index
+        return _HEADER, stmt.start, starts[0], index, -1
     return None
 
 
@@ -279,6 +342,9 @@ def _parse_edit(known: Outline, edit: _Edit, new: list[bytes]) -> _Parsed | None
         return _Parsed(tuple(_statement(node, new, edit.new_start) for node in tree.body))
     body = known.statements[edit.container].body
     assert body is not None
+    if edit.kind == _INNER:
+        body = body.inner[edit.child]
+        assert body is not None
     if edit.kind == _HEADER:
         stub = body.indent + b"pass\n"
         tree = _parse_at(snippet, b"", b"", stub)
@@ -298,7 +364,12 @@ def _parse_edit(known: Outline, edit: _Edit, new: list[bytes]) -> _Parsed | None
     assert isinstance(wrapper, _DEFS) and wrapper.end_lineno is not None
     # Snippet line 1 is the stand-in header: its line L is new[new_start + L - 2].
     starts = tuple(edit.new_start + _first_line(s) - 2 for s in wrapper.body)
-    return _Parsed(body_starts=starts, body_end=edit.new_start + wrapper.end_lineno - 2)
+    if edit.kind == _BODY:
+        inner = tuple(_body(s, new, edit.new_start - 1, 0) for s in wrapper.body)
+    else:
+        inner = (None,) * len(starts)
+    end = edit.new_start + wrapper.end_lineno - 2
+    return _Parsed(body_starts=starts, body_inner=inner, body_end=end)
 
 
 def _parse_at(
@@ -332,6 +403,7 @@ def _assemble(
     covered: set[int] = set()
     headers: dict[int, Statement] = {}
     in_body: dict[int, list[tuple[_Edit, _Parsed]]] = {}
+    in_inner: dict[int, list[tuple[_Edit, _Parsed]]] = {}
     for edit, result in zip(edits, parsed, strict=True):
         if edit.kind == _TOP:
             placed.append((edit.start, result.statements))
@@ -339,46 +411,70 @@ def _assemble(
         elif edit.kind == _HEADER:
             headers[edit.container] = result.statements[0]
         else:
-            in_body.setdefault(edit.container, []).append((edit, result))
+            into = in_body if edit.kind == _BODY else in_inner
+            into.setdefault(edit.container, []).append((edit, result))
     for index, stmt in enumerate(known.statements):
         if index in covered:
             continue
         head = headers.get(index)
         start, events = (head.start, head.events) if head else (shift(stmt.start), stmt.events)
         body = stmt.body
-        if body is not None and (head or index in in_body):
-            body = _edited_body(stmt, body, start, in_body.get(index, []), shift)
+        if body is not None and (head or index in in_body or index in in_inner):
+            mine, inner = in_body.get(index, []), in_inner.get(index, [])
+            body = _edited_body(stmt.start, body, start, mine, inner, shift)
         placed.append((stmt.start, (Statement(start, events, body),)))
     placed.sort(key=lambda item: item[0])
     return Outline(lines, tuple(s for _, group in placed for s in group))
 
 
 def _edited_body(
-    stmt: Statement,
+    known_first: int,
     body: Body,
-    start: int,
+    first: int,
     mine: list[tuple[_Edit, _Parsed]],
+    inner: list[tuple[_Edit, _Parsed]],
     shift: Callable[[int], int],
 ) -> Body:
-    """The body of a definition after edits inside it; ``start`` is its new first line."""
-    starts = [
-        shift(stmt.start + s) - start
-        for s in body.starts
-        if not any(e.start <= stmt.start + s < e.end for e, _ in mine)
-    ]
-    starts.extend(line - start for _, p in mine for line in p.body_starts)
-    ends = [p.body_end - start for e, p in mine if e.end > stmt.start + body.end]
-    end = ends[0] if ends else shift(stmt.start + body.end) - start
-    return Body(body.wrapper, end, tuple(sorted(starts)), body.indent)
+    """A body after the edits of its statements (``mine``) and of their bodies (``inner``).
+
+    ``known_first`` is the definition's first line before the edits, ``first`` after.
+    """
+    kept: list[tuple[int, Body | None]] = []
+    for k, offset in enumerate(body.starts):
+        line = known_first + offset
+        if any(e.start <= line < e.end for e, _ in mine):
+            continue
+        nested = body.inner[k] if body.inner else None
+        theirs = [(e, p) for e, p in inner if e.child == k]
+        if theirs:
+            assert nested is not None
+            nested = _edited_body(line, nested, shift(line), theirs, [], shift)
+        kept.append((shift(line) - first, nested))
+    for _, p in mine:
+        kept.extend((line - first, b) for line, b in zip(p.body_starts, p.body_inner, strict=True))
+    kept.sort(key=lambda item: item[0])
+    ends = [p.body_end - first for e, p in mine + inner if e.end > known_first + body.end]
+    end = ends[0] if ends else shift(known_first + body.end) - first
+    starts = tuple(line for line, _ in kept)
+    return Body(
+        body.wrapper, end, starts, body.indent, tuple(b for _, b in kept) if body.inner else ()
+    )
 
 
 def _statement(node: ast.stmt, lines: list[bytes], base: int) -> Statement:
     """A parsed top-level statement whose line 1 is ``lines[base]``."""
     events = tuple(api_events([node]))
-    first_line = _first_line(node)
-    start = base + first_line - 1
+    return Statement(base + _first_line(node) - 1, events, _body(node, lines, base, 1))
+
+
+def _body(node: ast.stmt, lines: list[bytes], base: int, depth: int) -> Body | None:
+    """The body of a parsed ``def``/``class`` whose line 1 is ``lines[base]``, or None.
+
+    With ``depth`` 1 the bodies of its own definitions are kept too (:attr:`Body.inner`).
+    """
     if not isinstance(node, _DEFS) or node.end_lineno is None:
-        return Statement(start, events, None)
+        return None
+    first_line = _first_line(node)
     first = node.body[0]
     at = base + _first_line(first) - 1
     line = lines[at] if at < len(lines) else b""
@@ -386,15 +482,15 @@ def _statement(node: ast.stmt, lines: list[bytes], base: int) -> Statement:
     # A body sharing a line with its header (``def f(): pass``) has no
     # indentation of its own to check a snippet against.
     if _first_line(first) <= node.lineno or not indent:
-        return Statement(start, events, None)
+        return None
     if _first_line(first) < first.lineno:
         if line[len(indent) : len(indent) + 1] != b"@":
-            return Statement(start, events, None)
+            return None
     elif first.col_offset != len(indent):
-        return Statement(start, events, None)
+        return None
     starts = tuple(_first_line(s) - first_line for s in node.body)
-    body = Body(_WRAPPER[type(node)], node.end_lineno - first_line, starts, indent)
-    return Statement(start, events, body)
+    inner = tuple(_body(s, lines, base, 0) for s in node.body) if depth > 0 else ()
+    return Body(_WRAPPER[type(node)], node.end_lineno - first_line, starts, indent, inner)
 
 
 def _first_line(node: ast.stmt) -> int:

@@ -77,4 +77,3 @@ def test_a_missing_commit_fails_that_batch_only(git_repo: GitFixture, history: l
             repo.diff_first_parent([ghost])
         after = repo.diff_first_parent([commits[history[1]]])
         assert after == one_shot(repo, [commits[history[1]]])
-

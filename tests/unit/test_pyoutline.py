@@ -147,6 +147,74 @@ def test_column_zero_text_after_a_class_is_a_new_top_level_statement() -> None:
     assert [s.events[0].name for s in got.statements[-2:]] == ["loose", "tail"]  # type: ignore[union-attr]
 
 
+METHODS = BASE.replace(
+    "    def stop(self) -> None:\n        self.on = False\n",
+    "    def stop(self, force=False) -> None:\n"
+    "        if force:\n"
+    "            self.on = False\n"
+    "        else:\n"
+    "            self.on = None\n"
+    "\n"
+    "        def later():\n"
+    "            return 1\n"
+    "\n"
+    "        self.later = later\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("            self.on = None\n", "            self.on = 0\n            self.off = 1\n"),
+        ("            return 1\n", "            return 2\n"),
+        ("        self.later = later\n", "        self.later = later\n        self.done = True\n"),
+        (
+            "        self.later = later\n",
+            "        self.later = later\n\n    def again(self):\n        pass\n",
+        ),
+        ("        self.later = later\n", "        self.later = later\n\ndef loose():\n    pass\n"),
+        ("        self.on = True\n", "        self.on = 1\n"),
+        ("    def speed(self) -> int:\n        return 1\n", "    def speed(self):\n        pass\n"),
+        ("        if force:\n", "        if not force:\n"),
+        ("    def stop(self, force=False) -> None:\n", "    def stop(self) -> None:\n"),
+        ("        else:\n            self.on = None\n", "        self.on = None\n"),
+    ],
+    ids=[
+        "in-else",
+        "in-nested-def",
+        "append-last",
+        "append-method",
+        "append-top-level",
+        "two-methods-one-hunk-each",
+        "speed",
+        "if-header",
+        "method-header",
+        "dedent-into-method",
+    ],
+)
+def test_edits_inside_methods_are_derived_with_the_same_outline(old: str, new: str) -> None:
+    after = edit(old, new, METHODS)
+    if old == "        self.on = True\n":
+        after = edit("        self.on = False\n", "        self.on = 2\n", after)
+    assert derive(METHODS, after) is not None
+
+
+def test_an_edit_inside_a_method_body_is_parsed_as_that_body_alone() -> None:
+    known = pyoutline.parse(METHODS.encode())
+    assert known is not None and known[1] is not None
+    outline = known[1]
+    lines = METHODS.splitlines(keepends=True)
+    tops = [s.start for s in outline.statements]
+    at = lines.index("            self.on = None\n")
+    kind, start, end, _, _ = pyoutline._slot(outline, tops, at, at + 1) or ("", 0, 0, 0, 0)
+    assert (kind, lines[start], lines[end]) == (
+        "inner",
+        "        if force:\n",
+        "        def later():\n",
+    )
+    assert pyoutline._slot(outline, tops, at, at + 1, depth=1)[0] == "body"  # type: ignore[index]
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [
