@@ -18,6 +18,8 @@ finds the changed lines, and parses only whole statements around them:
   (a thousand lines, in the model runners of vLLM plugins);
 - a change inside such a header (a new parameter, a base class) is parsed
   as the header over a stand-in body, and gives the definition's new events;
+- lines inserted right before a top-level statement are parsed alone, as
+  the statements they add;
 - any other change is parsed as the top-level statements it touches, whose
   API events replace those of the statements they replaced.
 
@@ -170,7 +172,7 @@ def _reparse(known: Outline, hunks: list[Hunk], new: list[bytes]) -> Outline | N
             if result is None:
                 if edit.kind == _TOP:
                     return None
-                level = 1 if edit.kind == _INNER else 0
+                level = 1 if edit.kind == _INNER else 0  # a gap is retried as top
                 depth.update((k, min(depth.get(k, 2), level)) for k in edit.hunks)
                 break
             parsed.append(result)
@@ -181,14 +183,15 @@ def _reparse(known: Outline, hunks: list[Hunk], new: list[bytes]) -> Outline | N
 
 # -- which statements to parse again --------------------------------------------
 
-_TOP, _HEADER, _BODY, _INNER = "top", "header", "body", "inner"
+_TOP, _GAP, _HEADER, _BODY, _INNER = "top", "gap", "header", "body", "inner"
 
 
 @dataclass(frozen=True, slots=True)
 class _Edit:
     """Known lines [start, end) to parse again.
 
-    ``top``: whole top-level statements. ``header``: the header of definition
+    ``top``: whole top-level statements. ``gap``: none, the lines inserted
+    before a top-level statement are parsed alone. ``header``: the header of definition
     ``container`` (decorators down to the line before its body), parsed over
     a stand-in body. ``body``: whole statements of that definition's body.
     ``inner``: whole statements of the body of statement ``child`` of that
@@ -220,10 +223,15 @@ class _Parsed:
 def _plan(known: Outline, tops: list[int], hunks: list[Hunk], depth: dict[int, int]) -> list[_Edit]:
     """Group hunks into edits of whole statements; overlapping edits merge a level up."""
     edits: list[_Edit] = []
+    starts = set(tops)
     for k, (a0, a1, b0, b1) in enumerate(hunks):
         delta = (b1 - b0) - (a1 - a0)
         slot = _slot(known, tops, a0, a1, depth.get(k, 2))
-        if slot is None:
+        if a0 == a1 and a0 in starts and depth.get(k, 2) > 0:
+            # New statements (a function, an import) right before a known one:
+            # that one need not be parsed with them.
+            edits.append(_Edit(_GAP, a0, a0, -1, (k,), delta))
+        elif slot is None:
             start, end = _top_bounds(known, tops, a0, a1)
             edits.append(_Edit(_TOP, start, end, -1, (k,), delta))
         else:
@@ -333,7 +341,7 @@ def _top_bounds(known: Outline, tops: list[int], a0: int, a1: int) -> tuple[int,
 def _parse_edit(known: Outline, edit: _Edit, new: list[bytes]) -> _Parsed | None:
     """Parse the new text of one edit; None when it cannot be proven to parse in place."""
     snippet = new[edit.new_start : edit.new_start + edit.end - edit.start + edit.delta]
-    if edit.kind == _TOP:
+    if edit.kind in (_TOP, _GAP):
         if not _has_code(snippet):
             return _Parsed()  # whole statements deleted: what is left still parses
         tree = _parse_at(snippet, b"", b"")
@@ -405,7 +413,9 @@ def _assemble(
     in_body: dict[int, list[tuple[_Edit, _Parsed]]] = {}
     in_inner: dict[int, list[tuple[_Edit, _Parsed]]] = {}
     for edit, result in zip(edits, parsed, strict=True):
-        if edit.kind == _TOP:
+        if edit.kind in (_TOP, _GAP):
+            # A gap's statements come before the known one at the same line: the
+            # sort below is stable, and edits are placed before known statements.
             placed.append((edit.start, result.statements))
             covered.update(range(bisect_left(tops, edit.start), bisect_left(tops, edit.end)))
         elif edit.kind == _HEADER:

@@ -199,6 +199,37 @@ def test_edits_inside_methods_are_derived_with_the_same_outline(old: str, new: s
     assert derive(METHODS, after) is not None
 
 
+@pytest.mark.parametrize(
+    ("inserted", "derived"),
+    [
+        ("def added(x):\n    return x\n\n\n", True),
+        ("import sys\nimport json\n", True),
+        ("# a comment\n\n", True),
+        ("@cached\n", True),  # not alone: parsed again with the class it decorates
+        ("    indented = 1\n", None),  # joins run's body: parsed whole
+        ("else:\n    pass\n", False),
+        ('"""a string\n', False),
+    ],
+    ids=["function", "imports", "comment", "decorator", "indented", "else", "open-string"],
+)
+def test_statements_inserted_before_a_top_level_one(inserted: str, derived: bool | None) -> None:
+    after = edit("class Engine(Base):\n", inserted + "class Engine(Base):\n")
+    got = derive(BASE, after)  # equal to a whole parse when derived
+    if derived is not None:
+        assert (got is not None) == derived
+
+
+def test_a_function_inserted_before_a_class_is_parsed_without_the_class() -> None:
+    after = edit("class Engine(Base):\n", "def added(x):\n    return x\n\n\nclass Engine(Base):\n")
+    known = pyoutline.parse(BASE.encode())
+    assert known is not None and known[1] is not None
+    old, new = BASE.encode().splitlines(True), after.encode().splitlines(True)
+    tops = [s.start for s in known[1].statements]
+    edits = pyoutline._plan(known[1], tops, linediff.diff_lines(old, new), {})
+    assert [(e.kind, e.start, e.end) for e in edits] == [("gap", tops[-2], tops[-2])]
+    assert derive(BASE, after) is not None
+
+
 def test_an_edit_inside_a_method_body_is_parsed_as_that_body_alone() -> None:
     known = pyoutline.parse(METHODS.encode())
     assert known is not None and known[1] is not None
