@@ -388,12 +388,17 @@ class DayReport:
         return [e for s in self.sections for e in s.entries]
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def to_jsonable(obj: Any) -> Any:
     """Turn a dataclass tree into JSON-compatible builtins, in one pass.
 
     (``dataclasses.asdict`` deep-copies first and was the main cost of
     writing a report from the cache.)
     """
+    if type(obj) in _PLAIN:  # most of the tree, so asked first
+        return obj
     fields = getattr(obj, "__dataclass_fields__", None)
     if fields is not None:
         return {name: to_jsonable(getattr(obj, name)) for name in fields}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from repoherald.analysis.facts import file_kind
@@ -60,8 +61,10 @@ _PIN_FILE = re.compile(
 _TOOLCHAINS = frozenset({"python", "node", "ruby", "go", "golang", "rust", "java", "nvm", "tool"})
 
 
-def _parts(path: str) -> list[str]:
-    return [s.lower() for s in PurePosixPath(path).parts]
+@lru_cache(maxsize=65536)
+def _parts(path: str) -> tuple[str, ...]:
+    """Lower-cased path components; cached, since the rules ask about each path several times."""
+    return tuple(s.lower() for s in PurePosixPath(path).parts)
 
 
 def is_public_module(path: str) -> bool:
