@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from markdown_it import MarkdownIt
 
@@ -91,3 +93,30 @@ def test_url_refuses_scripts() -> None:
     assert escape.url("https://github.com/a/b/commit/0") == "https://github.com/a/b/commit/0"
     with pytest.raises(ValueError):
         escape.url("javascript:alert(1)")
+
+
+def _escape_plain_by_characters(text: str) -> str:
+    """The rule, one character at a time: markup escaped, ``_`` kept only inside a word."""
+    out = []
+    for i, ch in enumerate(text):
+        if ch in "\\`*[]<>|~&$#":
+            out.append("\\" + ch)
+        elif ch == "_":
+            before = text[i - 1] if i > 0 else " "
+            after = text[i + 1] if i + 1 < len(text) else " "
+            out.append("_" if before.isalnum() and after.isalnum() else "\\_")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def test_plain_escaping_follows_the_rule_for_every_character_next_to_an_underscore() -> None:
+    rng = random.Random(7)
+    alphabet = list("ab1_ _*[]\\`<>|~&$#é٣½Ⅻ\u0301\u200b.-__")
+    samples = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12))) for _ in range(5000)
+    ]
+    for c in range(0x3000):
+        samples += [chr(c) + "_a", "a_" + chr(c), chr(c) + "_" + chr(c)]
+    for text in samples:
+        assert escape._escape_plain(text) == _escape_plain_by_characters(text), repr(text)
