@@ -101,7 +101,11 @@ class ArchivePublisher:
         previous = self._previous_hash(item, md_path, json_path)
         new_hash = content_hash_bytes(md_data, json_data)
         sweep_stale(md_path.parent)
-        write_files([(json_path, json_data), (md_path, md_data)])
+        if previous != new_hash:
+            # An unchanged report is left as it is: a re-run does not touch the
+            # files (nor their "generated" line), so an archive kept in git
+            # shows no change and no fsync is spent on it.
+            write_files([(json_path, json_data), (md_path, md_data)])
         if self.options.index:
             rel_json = json_path.relative_to(self.options.out).as_posix()
             self._index.update({rel_json: entry_from_report(item.report, rel_json, len(json_data))})

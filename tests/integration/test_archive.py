@@ -265,8 +265,13 @@ def test_a_combined_report_is_identified_by_all_its_repositories(
 
 def test_a_rerun_of_an_unchanged_day_is_unchanged(archive: ArchivePublisher) -> None:
     first = archive.publish(item())
-    again = archive.publish(item())  # a later "generated" line only
+    written = [p.read_bytes() for p in first.paths]
+    later = item()
+    assert later.markdown != first.paths[0].read_text(encoding="utf-8")  # a later "generated"
+    again = archive.publish(later)
+    assert [p.read_bytes() for p in again.paths] == written, "unchanged files are not rewritten"
     changed = archive.publish(item(body="a commit was re-analysed"))
+    assert b"re-analysed" in changed.paths[0].read_bytes()
     assert (first.status, again.status, changed.status) == (
         Status.SENT,
         Status.UNCHANGED,
