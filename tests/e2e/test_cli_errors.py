@@ -294,6 +294,10 @@ def test_failed_rewrite_leaves_old_report_intact(
     assert first.returncode == 0, first.stderr
     (md,) = out.glob("*/*/*.md")
     before = {p: p.read_bytes() for p in md.parent.iterdir()}
+    # A later commit of the same day changes the report, so it must be rewritten
+    # (an unchanged report is left alone and would not try).
+    repo.write("src/app.py", "def app():\n    return 1\n")
+    repo.commit("fix: app returns 1", when=datetime(2025, 6, 10, 10, tzinfo=UTC))
     _make_unwritable(md.parent, request)
     proc = run(tmp_path, "--repo", str(repo.path), "--date", DAY, "--tz", "UTC", out=out)
     assert_error(proc, 1, "cannot write", progress_ok=True)
