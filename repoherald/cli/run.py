@@ -89,9 +89,14 @@ def _print_summary(result: ServiceResult) -> None:
     done = [o for o in result.outcomes if o.result is not None]
     commits = sum(o.result.commits for o in done if o.result is not None)
     reports = sum(len(o.result.days) for o in done if o.result is not None)
-    failed = sum(not o.ok for o in result.outcomes)
-    click.echo(
-        f"{len(result.outcomes)} repositories: {reports} report(s), {commits} commits;"
-        f" {failed} failed",
-        err=True,
+    broken = sum(
+        o.error is not None or (o.result is not None and not o.result.ok) for o in result.outcomes
     )
+    deliveries = [d for o in result.outcomes for d in o.deliveries]
+    undelivered = sum(d.failed for d in deliveries)
+    n = len(result.outcomes)
+    line = f"{n} {'repository' if n == 1 else 'repositories'}: {reports} report(s),"
+    line += f" {commits} commits; {broken} failed"
+    if deliveries:
+        line += f"; {len(deliveries) - undelivered} of {len(deliveries)} deliveries done"
+    click.echo(line, err=True)

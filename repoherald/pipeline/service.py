@@ -93,7 +93,7 @@ class ServiceResult:
                 out.append(o.named(o.error))
             elif o.result is not None:
                 out.extend(o.named(line) for line in o.result.failures)
-            out.extend(d.line() for d in o.deliveries if d.failed)
+            out.extend(d.line(status=False) for d in o.deliveries if d.failed)
         return out
 
 

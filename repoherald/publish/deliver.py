@@ -58,9 +58,12 @@ class Outcome:
     def failed(self) -> bool:
         return self.status == Status.FAILED.value
 
-    def line(self) -> str:
-        """One redacted line for the summary."""
-        text = f"{self.target}: {self.repo} {self.day}: {self.status}"
+    def line(self, *, status: bool = True) -> str:
+        """One redacted line for the summary; ``status=False`` leaves the status word out
+        (for a caller that already says "failed:")."""
+        text = f"{self.target}: {self.repo} {self.day}"
+        if status or not self.failed:
+            text += f": {self.status}"
         if self.status == CHANGED:
             text += " (the report changed since it was sent; --force sends it again)"
         elif self.status == DRY_RUN:

@@ -281,6 +281,9 @@ def test_run_opens_the_issue_a_failure_stays_contained_and_is_retried(
         code, out = run("run")
         assert code == 1, out
         assert f"github_issue {REPO}" in out and "HTTP 403" in out
+        (failed,) = [line for line in out.splitlines() if line.startswith("repoherald: failed:")]
+        assert failed.count("failed") == 1, failed  # said once, by the prefix
+        assert "1 repository: 1 report(s)" in out and "0 failed; 1 of 2 deliveries done" in out
         assert len(hook.accepted("json")) == 1  # the other target got its delivery
         dump = "\n".join(sqlite3.connect(tmp_path / "home" / "repoherald.db").iterdump())
         archive = "".join(p.read_text() for p in (tmp_path / "reports").rglob("*.*"))
