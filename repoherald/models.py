@@ -8,9 +8,11 @@ to nothing. Everything here round-trips through JSON (``to_dict`` /
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any
 
 
@@ -389,25 +391,50 @@ class DayReport:
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
+_Reader = tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+_FIELDS: dict[type, _Reader | None] = {}
+"""Per type: a dataclass's field names and one getter that reads them all (None: not one)."""
+
+
+def _field_reader(cls: type) -> _Reader | None:
+    fields = getattr(cls, "__dataclass_fields__", None)
+    if fields is None:
+        _FIELDS[cls] = None
+        return None
+    names = tuple(fields)
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        reader: Callable[[Any], tuple[Any, ...]] = lambda obj: (one(obj),)  # noqa: E731
+    else:
+        reader = attrgetter(*names)
+    _FIELDS[cls] = (names, reader)
+    return names, reader
 
 
 def to_jsonable(obj: Any) -> Any:
     """Turn a dataclass tree into JSON-compatible builtins, in one pass.
 
     (``dataclasses.asdict`` deep-copies first and was the main cost of
-    writing a report from the cache.)
+    writing a report from the cache.) Plain values, most of the tree, are
+    taken as they are without a call; each dataclass type's fields are read
+    by one ``attrgetter``.
     """
-    if type(obj) in _PLAIN:  # most of the tree, so asked first
+    cls = type(obj)
+    if cls in _PLAIN:
         return obj
-    fields = getattr(obj, "__dataclass_fields__", None)
-    if fields is not None:
-        return {name: to_jsonable(getattr(obj, name)) for name in fields}
+    spec = _FIELDS[cls] if cls in _FIELDS else _field_reader(cls)
+    if spec is not None:
+        names, read = spec
+        return {
+            name: value if type(value) in _PLAIN else to_jsonable(value)
+            for name, value in zip(names, read(obj), strict=True)
+        }
     if isinstance(obj, str | int | float | bool) or obj is None:
         return obj
     if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
+        return {str(k): v if type(v) in _PLAIN else to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [to_jsonable(v) for v in obj]
+        return [v if type(v) in _PLAIN else to_jsonable(v) for v in obj]
     return obj
 
 
