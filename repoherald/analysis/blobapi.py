@@ -8,8 +8,11 @@ that changed (:func:`repoherald.analysis.pyoutline.derive`), which gives the
 same API as a whole parse. Only a file's first version in a run, added and
 deleted files, and edits that cannot be derived are parsed whole.
 
-The cache lives for one run. Keeping APIs in the store by blob SHA would let
-a later run skip the first parses too; it is not done here.
+The memory cache lives for one run. A daily run's first version of a file
+is the version the day before wrote, so a :data:`Shelf` (the store, by blob
+SHA: :mod:`repoherald.store.blobapis`) is asked on a memory miss before
+parsing, and what a run parses or derives is handed back by
+:meth:`BlobApis.take_fresh` for the store to keep.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ does not read it from git again."""
 
 BlobReader = Callable[[str], bytes | None]
 _Entry = tuple[PublicApi | None, pyoutline.Outline | None]
+Shelf = Callable[[str], _Entry | None]
+"""Entries kept by an earlier run, by blob SHA; None when it has none."""
 
 
 class BlobApis:
@@ -46,14 +51,20 @@ class BlobApis:
     tests compare the derived results against.
     """
 
-    def __init__(self, read_blob: BlobReader, *, incremental: bool = True) -> None:
+    def __init__(
+        self, read_blob: BlobReader, *, incremental: bool = True, shelf: Shelf | None = None
+    ) -> None:
         self._read_blob = read_blob
         self._incremental = incremental
+        self.shelf = shelf
+        """Asked on a memory miss before parsing (the store); set per day by the pipeline."""
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._fresh: dict[str, _Entry] = {}
         self._sources: OrderedDict[str, bytes] = OrderedDict()
         self._sources_size = 0
         self.stats: Counter[str] = Counter()
-        """``parsed``: blobs parsed whole; ``derived``: only their changed statements parsed."""
+        """``parsed``: blobs parsed whole; ``derived``: only their changed statements
+        parsed; ``shelved``: found on the :attr:`shelf`."""
 
     def api(self, oid: str) -> PublicApi | None:
         """The API of one blob; None when it cannot be read or parsed."""
@@ -74,13 +85,25 @@ class BlobApis:
             new = self._derive(old_oid, old, new_oid)
         return old[0], new[0]
 
+    def take_fresh(self) -> list[tuple[str, _Entry]]:
+        """Entries parsed or derived since the last call, for the store to keep."""
+        fresh, self._fresh = list(self._fresh.items()), {}
+        return fresh
+
     def _cached(self, oid: str) -> _Entry | None:
         entry = self._entries.get(oid)
         if entry is not None:
             self._entries.move_to_end(oid)
+        elif self.shelf is not None:
+            entry = self.shelf(oid)
+            if entry is not None:
+                self.stats["shelved"] += 1
+                self._remember(oid, entry, fresh=False)
         return entry
 
-    def _remember(self, oid: str, entry: _Entry) -> _Entry:
+    def _remember(self, oid: str, entry: _Entry, *, fresh: bool = True) -> _Entry:
+        if fresh and self.shelf is not None:  # kept only while something will take them
+            self._fresh[oid] = entry
         self._entries[oid] = entry
         if len(self._entries) > API_CACHE_SIZE:
             # Least recently used first: the blob a commit writes is the one
@@ -108,7 +131,10 @@ class BlobApis:
             data = self._source(oid)
         self.stats["parsed"] += 1
         parsed = pyoutline.parse(data, max_bytes=MAX_PARSE_BYTES) if data is not None else None
-        return self._remember(oid, parsed if parsed is not None else (None, None))
+        # A blob that could not be read is not kept: it may be readable later.
+        # One that was read and did not parse is: it never will.
+        entry = parsed if parsed is not None else (None, None)
+        return self._remember(oid, entry, fresh=data is not None)
 
     def _derive(self, known_oid: str, known: _Entry, oid: str) -> _Entry:
         """The entry of ``oid`` from a known version of the same file, parsing only if needed."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING
 
+from repoherald.analysis import apicodec
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config.repos import RepoConfig
@@ -39,6 +40,9 @@ if TYPE_CHECKING:  # imported only by runs that check downstream code
     from repoherald.pipeline.downstream import DownstreamRun
 
 FACTS_VERSION = "2"
+API_CODEC = f"{apicodec.CODEC_VERSION}/facts{FACTS_VERSION}"
+"""Under which the store keeps parsed Python blobs: a change of the facts
+(which may be a change of what a parse finds) leaves the old rows behind."""
 MAX_BLOB_BYTES = 1_000_000
 
 # A bug of ours on one strange commit must not cost the others.
@@ -106,6 +110,7 @@ def analyse_day(
     assert source is not None and extractor is not None
     with events.stage("store", name):
         cached = store.load(order, state.extractor_id, rules.name)
+    extractor.apis.shelf = lambda oid: store.load_blob_api(oid, API_CODEC, apicodec.decode)
     entries = {sha: Entry(*cached[sha]) for sha in order if sha in cached}
     state.cached += len(entries)
     missing = [sha for sha in order if sha not in cached]
@@ -129,7 +134,15 @@ def analyse_day(
     with events.stage("store", name):
         # Commits whose pull request could not be asked for are not cached: the next
         # run asks again instead of keeping them without their PR for good.
-        store.save(name, [x for x in to_save if x[0].sha not in unasked], state.extractor_id)
+        # The Python blobs parsed today go in the same transaction: tomorrow's
+        # first version of each file is today's last, found here unparsed.
+        store.save(
+            name,
+            [x for x in to_save if x[0].sha not in unasked],
+            state.extractor_id,
+            blob_apis=[(oid, apicodec.encode(e)) for oid, e in extractor.apis.take_fresh()],
+            codec=API_CODEC,
+        )
     state.analysed += len(to_save)
     return [entries[sha] for sha in order]
 

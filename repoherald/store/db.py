@@ -35,7 +35,7 @@ from repoherald.models import (
     to_jsonable,
 )
 from repoherald.redact import redact
-from repoherald.store import indexes, ledger, reports
+from repoherald.store import blobapis, indexes, ledger, reports
 from repoherald.store import runs as run_log
 from repoherald.store.connect import (
     DEFAULT_WAIT_SECONDS,
@@ -273,14 +273,30 @@ class Store:
         repo: str,
         items: Iterable[tuple[Commit, Facts, Analysis]],
         extractor: str,
+        *,
+        blob_apis: Iterable[tuple[str, Any]] = (),
+        codec: str = "",
     ) -> int:
-        """Store commits, their file changes, facts and analyses in one transaction."""
-        items = list(items)
-        return self._best_effort(lambda: self._save(repo, items, extractor), 0)
+        """Store commits, their file changes, facts and analyses in one transaction.
 
-    def _save(self, repo: str, items: list[tuple[Commit, Facts, Analysis]], extractor: str) -> int:
+        ``blob_apis`` (blob SHA, JSON value) are the Python blobs parsed for
+        them, written in the same transaction under ``codec``
+        (see :mod:`repoherald.store.blobapis`).
+        """
+        items, apis = list(items), list(blob_apis)
+        return self._best_effort(lambda: self._save(repo, items, extractor, apis, codec), 0)
+
+    def _save(
+        self,
+        repo: str,
+        items: list[tuple[Commit, Facts, Analysis]],
+        extractor: str,
+        apis: list[tuple[str, Any]],
+        codec: str,
+    ) -> int:
         c = self.conn
         with self._transaction():
+            blobapis.save(c, codec, apis)
             for commit, facts, analysis in items:
                 sha = commit.sha
                 c.execute(
@@ -352,6 +368,14 @@ class Store:
                     self._put_analysis(sha, analysis)
 
         self._best_effort(put, None)
+
+    # -- parsed Python blobs ------------------------------------------------------
+
+    def load_blob_api(self, blob: str, codec: str, build: Callable[[Any], T]) -> T | None:
+        """A Python blob's cached parse, built by ``build``; None on a miss or with ``--no-cache``."""
+        if not self.use_cache:
+            return None
+        return self._best_effort(lambda: blobapis.load(self.conn, blob, codec, build), None)
 
     # -- downstream indexes -----------------------------------------------------
 

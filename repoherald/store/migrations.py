@@ -232,6 +232,25 @@ def m0007_downstream_indexes(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m0008_blob_apis(conn: sqlite3.Connection) -> None:
+    """Parsed public APIs and outlines of Python blobs (:mod:`repoherald.store.blobapis`).
+
+    Keyed by blob SHA and codec version, so they are shared by every
+    repository that holds the blob, and a run of another codec or Python
+    simply does not find the rows of the others.
+    """
+    conn.execute(
+        "CREATE TABLE blob_apis ("
+        " blob TEXT NOT NULL,"
+        " codec TEXT NOT NULL,"
+        " data TEXT NOT NULL,"
+        " checksum TEXT NOT NULL,"
+        " PRIMARY KEY (blob, codec)"
+        ") WITHOUT ROWID"
+    )
+
+
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
     """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
     exists = conn.execute(
