@@ -372,7 +372,7 @@ class Store:
     # -- parsed Python blobs ------------------------------------------------------
 
     def load_blob_api(self, blob: str, codec: str, build: Callable[[Any], T]) -> T | None:
-        """A Python blob's cached parse, built by ``build``; None on a miss or with ``--no-cache``."""
+        """A Python blob's cached parse, built by ``build``; None on a miss or ``--no-cache``."""
         if not self.use_cache:
             return None
         return self._best_effort(lambda: blobapis.load(self.conn, blob, codec, build), None)
