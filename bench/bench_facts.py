@@ -14,6 +14,16 @@ One invocation, one process, one range of days (committer dates, UTC):
    With ``--repeat N`` the best of N fresh-home runs counts.
 3. **rules path, cached re-run**: the same run again with the same home.
 
+With ``--daily K`` it measures instead what a deployment pays every day: a
+home is warmed with the range up to the last K days with commits, then each
+of those days is run alone, as ``repoherald run`` in a new process runs it
+(new store connection, extractor and memory caches), against
+``git log -p --first-parent`` of that day's commits. Each day runs twice, in
+two copies of the warmed home: with the store's parsed Python blobs
+(:mod:`repoherald.store.blobapis`) and with ``--no-cache`` (which reads none
+of them; the day's commits are in neither store, so nothing else differs).
+The sums over the K days give both ratios, measured in the same run.
+
 Each step is timed twice: by the wall clock, and by CPU time (this process
 plus its git children, from ``getrusage``). On a busy machine the wall-clock
 ratios swing with the load; the CPU ratios barely move. Targets, as ratios to
@@ -26,6 +36,7 @@ Usage::
     .venv/bin/python -m bench.bench_facts                 # tpu-inference, 30 days
     .venv/bin/python -m bench.bench_facts --repo /work/.mirror/pytorch+ao/repo --repeat 3
     .venv/bin/python -m bench.bench_facts --since 2026-07-23 --until 2026-08-21 --profile 25
+    .venv/bin/python -m bench.bench_facts --daily 7        # the last 7 days, each alone
 
 To time another version of the package with this script (say, main before
 a change), put its checkout first on the path:
@@ -41,6 +52,7 @@ import argparse
 import cProfile
 import pstats
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -48,6 +60,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 from repoherald import pipeline
@@ -114,7 +127,9 @@ def git_log(repo: Path, spec: str) -> None:
     )
 
 
-def run_pipeline(repo: Path, since: date, until: date, home: Path) -> tuple[int, int]:
+def run_pipeline(
+    repo: Path, since: date, until: date, home: Path, *, use_cache: bool = True
+) -> tuple[int, int]:
     """One pipeline run; returns (commits reported, commits analysed rather than cached)."""
     settings = build_settings(
         repos=(str(repo),),
@@ -127,7 +142,7 @@ def run_pipeline(repo: Path, since: date, until: date, home: Path) -> tuple[int,
         no_llm=True,
         cwd=home,
     )
-    result = pipeline.run(settings)
+    result = pipeline.run(settings, use_cache=use_cache)
     if result.failures:
         print("pipeline failures:", *result.failures[:5], sep="\n  ", file=sys.stderr)
         raise SystemExit(1)
@@ -157,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--days", type=int, default=30, help="range length without --since")
     parser.add_argument("--repeat", type=int, default=1, help="fresh-home first runs; best counts")
     parser.add_argument("--profile", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--daily", type=int, default=0, metavar="K", help="time the last K days, each alone"
+    )
     args = parser.parse_args(argv)
     since, until = default_range(args.repo, args.days)
     since, until = args.since or since, args.until or until
@@ -167,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{args.repo}: {since} .. {until} (UTC), {len(shas)} first-parent commits")
     print(f"package: {Path(repoherald.__file__).parent}")
+    if args.daily:
+        return daily(args.repo, since, until, args.daily)
     spec = f"{git(args.repo, 'rev-parse', f'{shas[-1]}^').strip()}..{shas[0]}"
     git_n = len(git(args.repo, "rev-list", "--first-parent", spec).split())
     cold = timed(lambda: git_log(args.repo, spec))
@@ -185,6 +205,52 @@ def main(argv: list[str] | None = None) -> int:
     report(git_n, commits, analysed, counts[-1][1], cold, warm, first, cached)
     if args.profile:
         profile_first_run(args.repo, since, until, args.profile)
+    return 0
+
+
+def daily(repo: Path, since: date, until: date, k: int) -> int:
+    """Warm a home with the range before its last ``k`` days, then time each of those alone."""
+    by_day: dict[date, list[str]] = {}
+    for line in git(repo, "rev-list", "--first-parent", "--timestamp", "HEAD").splitlines():
+        ts, sha = line.split()
+        day = datetime.fromtimestamp(int(ts), tz=UTC).date()
+        if since <= day <= until:
+            by_day.setdefault(day, []).append(sha)
+    days = sorted(by_day)[-k:]
+    if len(days) < k or days[0] <= since:
+        raise SystemExit(f"fewer than {k} days with commits after {since}: widen the range")
+    warm_until = days[0] - timedelta(days=1)
+    print(f"warming with {since} .. {warm_until}; timing {days[0]} .. {days[-1]} one day at a time")
+    sums = {name: Timing(0.0, 0.0) for name in ("git", "kept", "no-cache")}
+    commits = 0
+    with tempfile.TemporaryDirectory(prefix="bench-facts-daily-") as tmp:
+        homes = {"kept": Path(tmp) / "kept", "no-cache": Path(tmp) / "no-cache"}
+        run_pipeline(repo, since, warm_until, homes["kept"])
+        shutil.copytree(homes["kept"], homes["no-cache"])
+        print(f"{'day':<12}{'commits':>8}{'git ms':>10}{'kept ms':>10}{'no-cache ms':>13}")
+        for i, day in enumerate(days):
+            shas = by_day[day]
+            spec = f"{git(repo, 'rev-parse', f'{shas[-1]}^').strip()}..{shas[0]}"
+            row = {"git": timed(partial(git_log, repo, spec))}
+            # Alternate which goes first, so neither always finds the other's disk reads warm.
+            for name, home in sorted(homes.items(), reverse=i % 2 == 1):
+                one_day = partial(run_pipeline, repo, day, day, home, use_cache=name == "kept")
+                row[name] = timed(one_day)
+            for name, t in row.items():
+                sums[name] = Timing(sums[name].wall + t.wall, sums[name].cpu + t.cpu)
+            commits += len(shas)
+            print(
+                f"{day.isoformat():<12}{len(shas):>8}{row['git'].wall * 1000:10.0f}"
+                f"{row['kept'].wall * 1000:10.0f}{row['no-cache'].wall * 1000:13.0f}"
+            )
+    g = sums["git"]
+    print(f"{len(days)} days, {commits} commits; sums: git {g.wall:.2f} s wall, {g.cpu:.2f} s CPU")
+    for name, label in (("kept", "with kept parses"), ("no-cache", "without (--no-cache)")):
+        t = sums[name]
+        print(
+            f"ratio daily run {label:<22} / git log -p   wall {t.wall / g.wall:5.1f}x"
+            f"   CPU {t.cpu / g.cpu:5.1f}x"
+        )
     return 0
 
 
