@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable
+from datetime import date, timedelta
 from typing import Any, TypeVar
 
 from repoherald.store.rows import Misses, Unreadable, decode, encode
@@ -44,9 +45,22 @@ def load(conn: sqlite3.Connection, blob: str, codec: str, build: Callable[[Any],
         return None
 
 
-def save(conn: sqlite3.Connection, codec: str, rows: Iterable[tuple[str, Any]]) -> None:
-    """Store ``(blob SHA, JSON value)`` pairs; the caller holds the transaction."""
+KEEP_DAYS = 60
+"""Rows saved longer ago than this are dropped: a file untouched for two months is
+parsed whole once more when it changes again, and the table stays bounded."""
+
+
+def save(
+    conn: sqlite3.Connection, codec: str, rows: Iterable[tuple[str, Any]], today: date
+) -> None:
+    """Store ``(blob SHA, JSON value)`` pairs and drop rows older than :data:`KEEP_DAYS`.
+
+    The caller holds the transaction.
+    """
     conn.executemany(
-        "INSERT OR REPLACE INTO blob_apis (blob, codec, data, checksum) VALUES (?, ?, ?, ?)",
-        ((blob, codec, *encode([blob, codec], value)) for blob, value in rows),
+        "INSERT OR REPLACE INTO blob_apis (blob, codec, data, checksum, saved_on)"
+        " VALUES (?, ?, ?, ?, ?)",
+        ((blob, codec, *encode([blob, codec], value), today.isoformat()) for blob, value in rows),
     )
+    cutoff = today - timedelta(days=KEEP_DAYS)
+    conn.execute("DELETE FROM blob_apis WHERE saved_on < ?", (cutoff.isoformat(),))

@@ -19,7 +19,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -296,7 +296,7 @@ class Store:
     ) -> int:
         c = self.conn
         with self._transaction():
-            blobapis.save(c, codec, apis)
+            blobapis.save(c, codec, apis, datetime.now(UTC).date())
             for commit, facts, analysis in items:
                 sha = commit.sha
                 c.execute(

@@ -238,7 +238,9 @@ def m0008_blob_apis(conn: sqlite3.Connection) -> None:
 
     Keyed by blob SHA and codec version, so they are shared by every
     repository that holds the blob, and a run of another codec or Python
-    simply does not find the rows of the others.
+    simply does not find the rows of the others. ``saved_on`` (YYYY-MM-DD)
+    lets old rows be dropped, so the table holds about the last two months of
+    blobs instead of growing with every blob ever seen.
     """
     conn.execute(
         "CREATE TABLE blob_apis ("
@@ -246,9 +248,11 @@ def m0008_blob_apis(conn: sqlite3.Connection) -> None:
         " codec TEXT NOT NULL,"
         " data TEXT NOT NULL,"
         " checksum TEXT NOT NULL,"
+        " saved_on TEXT NOT NULL,"
         " PRIMARY KEY (blob, codec)"
         ") WITHOUT ROWID"
     )
+    conn.execute("CREATE INDEX blob_apis_saved ON blob_apis (saved_on)")
 
 
 def applied_versions(conn: sqlite3.Connection) -> set[int]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -25,6 +25,7 @@ from repoherald.models import Facts
 from repoherald.pipeline.analyse import API_CODEC, analyse_day
 from repoherald.pipeline.events import Emitter
 from repoherald.pipeline.run import _prepare
+from repoherald.store import blobapis
 from repoherald.store.db import Store
 from tests.gitfixture import GitFixture
 
@@ -225,3 +226,15 @@ def test_rebuild_starts_without_kept_parses(git_repo: GitFixture, tmp_path: Path
     assert _rows(home)
     Store.open(home / "repoherald.db", rebuild=True).close()
     assert _rows(home) == []
+
+
+def test_rows_older_than_two_months_are_dropped(memory_store: Store) -> None:
+    conn = memory_store.conn
+    day = date(2026, 8, 20)
+    blobapis.save(conn, "c", [("a" * 40, None)], day)
+    blobapis.save(conn, "c", [("b" * 40, None)], day + timedelta(days=blobapis.KEEP_DAYS))
+    kept = {r[0] for r in conn.execute("SELECT blob FROM blob_apis")}
+    assert kept == {"a" * 40, "b" * 40}  # exactly KEEP_DAYS old: still there
+    blobapis.save(conn, "c", [("c" * 40, None)], day + timedelta(days=blobapis.KEEP_DAYS + 1))
+    kept = {r[0] for r in conn.execute("SELECT blob FROM blob_apis")}
+    assert kept == {"b" * 40, "c" * 40}
