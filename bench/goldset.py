@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
+from repoherald.analysis.hostpins import host_names_for
 from repoherald.models import Commit, FileChange, FileStatus, Person
 from repoherald.pipeline.analyse import MAX_BLOB_BYTES
 from repoherald.sources.git.repo import GitRepo, open_local
@@ -37,6 +38,10 @@ from repoherald.sources.git.repo import GitRepo, open_local
 GOLD_DIR = Path(__file__).parent / "gold"
 COMMITS_TSV = GOLD_DIR / "commits.tsv"
 CACHE_PATH = GOLD_DIR / "inputs.jsonl.xz"
+HOLDOUT_DIR = Path(__file__).parent / "holdout"
+SETS = {"gold": GOLD_DIR, "holdout": HOLDOUT_DIR}
+"""Labelled sets by name: ``gold`` is what the rules were developed on; ``holdout``
+holds repositories labelled after the rules were written, to see how they carry over."""
 DEFAULT_MIRRORS = Path("/work/.mirror")
 
 CACHE_VERSION = 1
@@ -91,7 +96,9 @@ def mirrors_present(mirrors: Path, repos: Iterable[str]) -> bool:
 
 def extractor_for(repo: str, read_blob: Callable[[str], bytes | None]) -> FactsExtractor:
     """The facts extractor the pipeline would build for ``repo`` with no configured areas."""
-    return FactsExtractor(AreaRules(package_names=package_names_for(repo)), read_blob)
+    return FactsExtractor(
+        AreaRules(package_names=package_names_for(repo)), read_blob, hosts=host_names_for(repo)
+    )
 
 
 # -- reading from mirrors ----------------------------------------------------

@@ -17,6 +17,7 @@ Usage::
     .venv/bin/python -m bench.importance --source cache     # what CI can run
     .venv/bin/python -m bench.importance --write-cache      # after changing what facts read
     .venv/bin/python -m bench.importance --errors           # also list every wrong tier
+    .venv/bin/python -m bench.importance --set holdout      # repositories the rules never saw
 
 Exit status is 0 whatever the scores: benchmarks inform, they do not gate.
 """
@@ -178,13 +179,21 @@ def _describe(row: GoldCommit, v: Verdict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--set",
+        choices=tuple(goldset.SETS),
+        default="gold",
+        help="gold: the development set; holdout: repositories no rule was written against",
+    )
     parser.add_argument("--mirrors", type=Path, default=goldset.DEFAULT_MIRRORS)
-    parser.add_argument("--cache", type=Path, default=goldset.CACHE_PATH)
+    parser.add_argument("--cache", type=Path, help="default: the set's inputs.jsonl.xz")
     parser.add_argument("--source", choices=("auto", "mirrors", "cache"), default="auto")
     parser.add_argument("--write-cache", action="store_true", help="rebuild the cache first")
     parser.add_argument("--errors", action="store_true", help="also list one-tier errors")
     args = parser.parse_args(argv)
-    gold = goldset.load_gold()
+    folder = goldset.SETS[args.set]
+    args.cache = args.cache or folder / "inputs.jsonl.xz"
+    gold = goldset.load_gold(folder / "commits.tsv")
     have_mirrors = goldset.mirrors_present(args.mirrors, {g.repo for g in gold})
     if args.write_cache:
         if not have_mirrors:
