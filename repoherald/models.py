@@ -196,6 +196,9 @@ class Facts:
     """Python files too large, binary or not parseable: measured, not parsed."""
     pull_request: PullRequest | None = None
     """The pull request behind the commit, when the source could tell (untrusted text)."""
+    host_bumps: tuple[str, ...] = ()
+    """Host frameworks whose pinned version the commit moves
+    (:mod:`repoherald.analysis.hostpins`)."""
 
     @property
     def files_changed(self) -> int:
@@ -459,6 +462,7 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         is_merge=d.get("is_merge", False),
         unparsed=tuple(d.get("unparsed", ())),
         pull_request=_pull_from_dict(d.get("pull_request")),
+        host_bumps=tuple(d.get("host_bumps", ())),
     )
 
 

@@ -68,6 +68,15 @@ def is_lockfile(path: str) -> bool:
     return name in _LOCKFILES or name.lower() in _LOCKFILES_LOWER or name.endswith(".lock")
 
 
+def is_declarative(path: str) -> bool:
+    """True for manifests read one by one as data, so that "no dependency changed" is certain.
+
+    Not lock files, and not ``setup.py``: its requirements may be computed.
+    """
+    kind = _kind(path)
+    return kind in _PARSERS and kind != "setup.py"
+
+
 def is_manifest(path: str) -> bool:
     """True for files that declare dependencies, lock files included.
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from repoherald.analysis import deps, pyapi
+from repoherald.analysis import deps, hostpins, pyapi
 from repoherald.analysis.blobapi import BlobApis, BlobReader
 from repoherald.models import ApiChange, Commit, DependencyChange, Facts, FileChange, FileStatus
 
@@ -334,6 +334,10 @@ def package_names_for(repo_name: str) -> frozenset[str]:
 class FactsExtractor:
     """Computes :class:`Facts` for commits of one repository.
 
+    ``hosts`` are the frameworks the repository plugs into
+    (:func:`repoherald.analysis.hostpins.host_names_for`), whose pin moves
+    are looked for in manifests, CI and build files.
+
     Holds the parsed Python APIs of the blobs it has seen
     (:class:`~repoherald.analysis.blobapi.BlobApis`), so the file a commit
     modifies is not parsed again as the next commit's "before", and a new
@@ -343,9 +347,15 @@ class FactsExtractor:
     """
 
     def __init__(
-        self, areas: AreaRules, read_blob: BlobReader, *, incremental: bool = True
+        self,
+        areas: AreaRules,
+        read_blob: BlobReader,
+        *,
+        incremental: bool = True,
+        hosts: frozenset[str] = frozenset(),
     ) -> None:
         self._areas = areas
+        self._hosts = hosts
         self._read_blob = read_blob
         self.apis = BlobApis(read_blob, incremental=incremental)
 
@@ -391,6 +401,10 @@ class FactsExtractor:
                 old_t = self._text(f.old_blob) if f.old_blob else None
                 new_t = self._text(f.new_blob) if f.new_blob else None
                 dep_changes.extend(deps.dependency_changes(f.path, old_t, new_t))
+        host_bumps: list[str] = []
+        if self._hosts:
+            host_bumps = hostpins.dependency_bumps(self._hosts, dep_changes)
+            host_bumps += hostpins.file_bumps(self._hosts, files, file_kind, self._text)
         body = commit.body
         revert_m = _REVERT_BODY.search(body)
         is_revert = bool(_REVERT_TITLE.match(commit.title)) or "revert" in info.tags
@@ -415,4 +429,5 @@ class FactsExtractor:
             dependency_changes=tuple(dep_changes),
             is_merge=len(commit.parents) > 1,
             unparsed=tuple(unparsed),
+            host_bumps=tuple(dict.fromkeys(host_bumps)),
         )

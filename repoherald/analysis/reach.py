@@ -160,6 +160,29 @@ def public_removals(facts: Facts) -> tuple[list[ApiChange], list[str]]:
     return removed, moved
 
 
+def dropped_parameter(removed: list[ApiChange], at_least: int = 3) -> tuple[str, list[str]] | None:
+    """A parameter that leaves ``at_least`` public functions of the default path, and which.
+
+    One parameter taken out of many public signatures (``head_first``) is a
+    deliberate API removal: every caller that passes it breaks. Signatures
+    re-shaped one by one are not: they are usually internal plumbing.
+    """
+    functions: dict[str, list[str]] = {}
+    for a in removed:
+        if a.change != "signature" or is_opt_in(a.path):
+            continue
+        before, after = _params(a.old_signature or ""), _params(a.new_signature or "")
+        if before is None or after is None:
+            continue
+        for param in set(before) - set(after):
+            if not param.startswith(("*", "_")):
+                functions.setdefault(param, []).append(a.name)
+    best = max(functions.items(), key=lambda kv: (len(set(kv[1])), kv[0]), default=None)
+    if best is None or len(set(best[1])) < at_least:
+        return None
+    return best[0], list(dict.fromkeys(best[1]))
+
+
 def removed_packages(facts: Facts) -> list[str]:
     """Public packages the commit deletes (their ``__init__.py`` goes), as dotted names.
 
@@ -193,6 +216,24 @@ def narrow_scope(title: str, facts: Facts, platform_tags: frozenset[str]) -> str
         return model
     if code and all(is_peripheral(p) for p in code):
         return _first_peripheral_dir(code[0])
+    platforms = {_platform_dir(p, platform_tags) for p in code}
+    if code and None not in platforms:
+        return sorted(d for d in platforms if d)[0]
+    return None
+
+
+def _platform_dir(path: str, platform_tags: frozenset[str]) -> str | None:
+    """A directory of ``path`` that names one platform (``backends/triton_ascend/``).
+
+    The top directory is the project's own package (``vllm_ascend``), which
+    names the platform the whole project is for, so it does not count.
+    """
+    parts = _parts(path)[:-1]
+    if parts and parts[0] in ("src", "lib"):
+        parts = parts[1:]
+    for part in parts[1:]:
+        if any(token in platform_tags for token in re.split(r"[_\-.]+", part)):
+            return part + "/"
     return None
 
 

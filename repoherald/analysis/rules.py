@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from repoherald.analysis import reach, writeup
+from repoherald.analysis import deps, reach, writeup
 from repoherald.analysis.facts import file_kind, parse_title
+from repoherald.analysis.hostpins import DEV_SECTION
 from repoherald.analysis.signals import (
     BODY_BREADTH,
     BODY_SEVERITY,
@@ -27,11 +28,13 @@ from repoherald.analysis.signals import (
     DELETE_VERB,
     DOCSTRING_WORDS,
     FLAG_TOGGLE,
+    GENERIC_TAGS,
     KEYWORD_NEEDS,
     KEYWORD_TYPES,
     LOW_KINDS,
     NEW_CAPABILITY,
     PLATFORM_TAGS,
+    RELEASE_TITLE,
     REMOVAL,
     SCOPE_PREFIX,
     SECURITY,
@@ -40,6 +43,7 @@ from repoherald.analysis.signals import (
     TAG_TYPES,
     TEST_DEP_MANIFEST,
     TITLE_VERBS,
+    TYPO_WORDS,
     norm_tag,
 )
 from repoherald.analysis.writeup import kinds_text, names, rule
@@ -55,11 +59,13 @@ from repoherald.models import (
     Text,
 )
 
-RULES_VERSION = "6"
+RULES_VERSION = "7"
 """2: reasons and write-up stored as messages (codes and arguments), not prose.
 3: reach, public surface, host pins and severity scope (issue 11).
 6: the leading verb of a plain title decides the type before keywords anywhere in it;
-   "breaking" counts only as an announcement, not as a word."""
+   "breaking" counts only as an announcement, not as a word.
+7: host framework pins in manifests and CI/build files; release, lock-only and dev-extra
+   manifest changes are low; typo titles are docs; wider failure words for fixes."""
 
 _ONLY_KINDS: tuple[tuple[tuple[str, ...], ChangeType], ...] = (
     (("docs",), ChangeType.DOCS),
@@ -88,10 +94,19 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     host = reach.host_pin(facts)
     if host:
         return ChangeType.DEPENDENCIES, rule("t_host_pin", name=host)
+    if facts.host_bumps:
+        return ChangeType.DEPENDENCIES, rule("t_host_bump", name=facts.host_bumps[0])
     for kinds, ctype in _ONLY_KINDS:
         if facts.only(*kinds):
+            if ctype is ChangeType.DEPENDENCIES and _release_only(title, facts):
+                return ChangeType.OTHER, rule("t_release")
             return ctype, rule("t_only", kinds=kinds_text(kinds))
+    scoped = _scope_type(facts)
+    if scoped is not None:
+        return scoped
     for tag in facts.tags:
+        if norm_tag(tag) in GENERIC_TAGS and runtime_dependencies(facts):
+            return ChangeType.DEPENDENCIES, rule("t_deps")
         tagged = TAG_TYPES.get(norm_tag(tag)) or TAG_TYPES.get(tag)
         if tagged is None and norm_tag(tag).startswith("fix"):
             tagged = ChangeType.BUGFIX
@@ -101,6 +116,9 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     if labelled is not None:
         return labelled
     text = parse_title(title).text
+    typo = TYPO_WORDS.search(text)
+    if typo and not facts.api_changes and not facts.dependency_changes:
+        return ChangeType.DOCS, rule("t_typo", word=typo.group(0).lower())
     if DELETE_VERB.search(text) and facts.deleted >= 3 * max(facts.added, 1):
         return ChangeType.REFACTOR, rule("t_deletes", word=text.split()[0].lower())
     if facts.dependency_changes and re.search(r"\b(bump|upgrade|update|pin)\b", text, re.I):
@@ -118,6 +136,40 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     if new_source:
         return ChangeType.FEATURE, rule("t_new_files", n=new_source)
     return ChangeType.OTHER, rule("t_none")
+
+
+_SCOPE_TYPES = {
+    "test": ChangeType.TESTS,
+    "tests": ChangeType.TESTS,
+    "ci": ChangeType.CI_BUILD,
+    "docs": ChangeType.DOCS,
+    "doc": ChangeType.DOCS,
+}
+
+
+def _scope_type(facts: Facts) -> tuple[ChangeType, Text] | None:
+    """``fix(test): …``: a Conventional scope naming tests, CI or docs, which the files back up."""
+    ctype = _SCOPE_TYPES.get((facts.conventional_scope or "").lower())
+    if ctype is None:
+        return None
+    needs = KEYWORD_NEEDS[ctype]
+    if _share(facts, needs) < 0.5:
+        return None
+    return ctype, rule("t_scope", scope=facts.conventional_scope or "")
+
+
+def runtime_dependencies(facts: Facts) -> list[str]:
+    """Dependencies users install whose spec changed: not test/dev manifests or extras."""
+    return [
+        d.name
+        for d in facts.dependency_changes
+        if not TEST_DEP_MANIFEST.search(d.manifest) and not DEV_SECTION.search(d.name)
+    ]
+
+
+def _release_only(title: str, facts: Facts) -> bool:
+    """The project's own version moves in its manifest, and no dependency does."""
+    return bool(RELEASE_TITLE.search(title)) and not facts.dependency_changes
 
 
 _LABEL_TYPES = (
@@ -211,6 +263,7 @@ def decide(commit: Commit, facts: Facts) -> Verdict:
     """
     ctype, type_reason = classify_type(commit.title, facts)
     host = reach.host_pin(facts) if ctype is ChangeType.DEPENDENCIES else None
+    host = host or (facts.host_bumps[0] if facts.host_bumps and not facts.is_revert else None)
     if host:
         return Verdict(ctype, type_reason, Importance.HIGH, [rule("r_host_pin", name=host)])
     importance, reasons = _base_level(ctype, commit.title, facts)
@@ -249,7 +302,7 @@ def _base_level(ctype: ChangeType, title: str, facts: Facts) -> tuple[Importance
             return Importance.MEDIUM, [*reasons, rule("r_build")]
         return Importance.LOW, reasons
     if ctype is ChangeType.DEPENDENCIES:
-        return _dependency_level(facts)
+        return _dependency_level(title, facts)
     if ctype is ChangeType.REVERT:
         return _revert_level(title)
     if ctype in (ChangeType.REFACTOR, ChangeType.OTHER):
@@ -278,9 +331,9 @@ def _core_source(facts: Facts) -> list[str]:
     ]
 
 
-def _dependency_level(facts: Facts) -> tuple[Importance, list[Text]]:
+def _dependency_level(title: str, facts: Facts) -> tuple[Importance, list[Text]]:
     """Runtime dependencies matter to downstream; test and dev ones do not."""
-    runtime = [d.name for d in facts.dependency_changes if not TEST_DEP_MANIFEST.search(d.manifest)]
+    runtime = runtime_dependencies(facts)
     if runtime:
         return Importance.MEDIUM, [rule("r_runtime_deps", names=names(runtime))]
     runtime_manifests = [
@@ -289,8 +342,18 @@ def _dependency_level(facts: Facts) -> tuple[Importance, list[Text]]:
         if file_kind(f.path) == "deps" and not TEST_DEP_MANIFEST.search(f.path)
     ]
     if runtime_manifests and not facts.dependency_changes:
-        # Versions could not be itemised (unknown format, lock file):
-        # judge by which manifest changed.
+        if all(deps.is_lockfile(p) for p in runtime_manifests):
+            # A lock refreshed within unchanged declared ranges: what users
+            # of the package install is decided by the ranges, not the lock.
+            return Importance.LOW, [rule("r_lock_only", names=names(runtime_manifests))]
+        if _release_only(title, facts) or (
+            all(deps.is_declarative(p) for p in runtime_manifests)
+            and not re.search(r"\b(bump|upgrade|update|pin|require)\w*", title, re.I)
+        ):
+            # The manifest parsed on both sides and no dependency moved: its
+            # own metadata changed (the version of a release).
+            return Importance.LOW, [rule("r_manifest_metadata", names=names(runtime_manifests))]
+        # Versions could not be itemised (unknown format): judge by which manifest changed.
         return Importance.MEDIUM, [rule("r_runtime_manifest", names=names(runtime_manifests))]
     return Importance.LOW, [rule("r_dev_deps")]
 
@@ -342,6 +405,12 @@ def _raising_signals(
     gone = [a.name for a in removed if a.change == "removed"]
     if len(gone) >= 3:
         raises.append(rule("r_api", n=len(gone), names=names(gone)))
+    dropped = reach.dropped_parameter(removed)
+    if dropped is not None:
+        param, functions = dropped
+        raises.append(
+            rule("r_param_removed", param=param, n=len(functions), names=names(functions))
+        )
     packages = reach.removed_packages(facts)
     if packages:
         raises.append(rule("r_package_removed", names=names(packages)))
@@ -379,7 +448,10 @@ def _size_signals(ctype: ChangeType, title: str, facts: Facts) -> list[Text]:
         f for f in facts.files if _new_source(f.status, f.path) and not reach.is_peripheral(f.path)
     ]
     new_lines = sum(f.added for f in new_source)
-    if ctype is ChangeType.FEATURE and NEW_CAPABILITY.search(title) and new_lines >= 200:
+    announced = NEW_CAPABILITY.search(title) or any(
+        norm_tag(t) in ("model", "models", "newmodel") for t in facts.tags
+    )
+    if ctype is ChangeType.FEATURE and announced and new_lines >= 200:
         return [rule("r_new_component", n=len(new_source), lines=new_lines)]
     return []
 

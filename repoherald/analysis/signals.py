@@ -23,7 +23,7 @@ for _type, _tags in {
     ChangeType.FEATURE: "feat feature features enhancement newfeature newmodel",
     ChangeType.PERFORMANCE: "perf performance optim optimization optimize speedup",
     ChangeType.REFACTOR: "refactor refactoring cleanup clean chore style deprecation lint",
-    ChangeType.DOCS: "doc docs documentation readme",
+    ChangeType.DOCS: "doc docs documentation readme typo typos spelling",
     ChangeType.TESTS: "test tests testing ut e2e unittest",
     ChangeType.CI_BUILD: "ci build ci/build cicd ci/cd release docker packaging infra",
     ChangeType.DEPENDENCIES: "deps dep dependencies dependency bump",
@@ -124,6 +124,15 @@ for _type, _verbs in {
 SCOPE_PREFIX = re.compile(r"^(?![a-z][a-z0-9+.-]*://)[\w./-]{1,40}:\s+")
 """An ``Area: `` prefix on a plain title (``Store: one transaction ...``): not the subject."""
 DOCSTRING_WORDS = re.compile(r"\b(docstrings?|comments?)\b", re.I)
+TYPO_WORDS = re.compile(r"\b(typos?|spelling|misspell\w*|docstrings?)\b", re.I)
+"""A title about wording: docs, even when the words live in source files and it says "fix"."""
+GENERIC_TAGS = frozenset({"chore", "misc", "build"})
+"""Tags that say nothing of the change: a dependency change under them is a dependency change."""
+RELEASE_TITLE = re.compile(
+    r"\b(release|bump (the )?(package )?version|version bump|prepare v?\d)",
+    re.I,
+)
+"""A release commit: the project's own version moves, no dependency does."""
 """Docs that live in source files: a title about them is docs whatever the file kinds."""
 
 KEYWORD_NEEDS: dict[ChangeType, tuple[str, ...]] = {
@@ -138,7 +147,11 @@ SEVERITY = re.compile(
     r"(memory )?leaks?|data loss|los(e|es|ing) data|corrupt(s|ed|ion)?|security|vulnerab\w*|"
     r"cve-\d{4}-\d+|race conditions?|wrong (results?|outputs?|answers?)|"
     r"incorrect (results?|outputs?)|accuracy|nan|oom|out of memory|illegal memory access|"
-    r"use-after-free|overflow)\b",
+    r"use-after-free|overflow|wrong (grad\w*|values?|logits|shapes?|dtypes?)|"
+    r"invalid (launch|memory|argument)|illegal (address|instruction)|(lost|loss of) precision|"
+    r"precision (loss|issue|bug)|fails? to (compile|launch|start|load)|"
+    r"compil(e|ation) (error|failure)|"
+    r"garbage|silent(ly)? (wrong|incorrect|corrupt\w*))\b",
     re.I,
 )
 SECURITY = re.compile(

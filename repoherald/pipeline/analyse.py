@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from repoherald.analysis import apicodec
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
+from repoherald.analysis.hostpins import host_names_for
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
@@ -39,7 +40,7 @@ from repoherald.store.db import Store
 if TYPE_CHECKING:  # imported only by runs that check downstream code
     from repoherald.pipeline.downstream import DownstreamRun
 
-FACTS_VERSION = "2"
+FACTS_VERSION = "3"
 API_CODEC = f"{apicodec.CODEC_VERSION}/facts{FACTS_VERSION}"
 """Under which the store keeps parsed Python blobs: a change of the facts
 (which may be a change of what a parse finds) leaves the old rows behind."""
@@ -85,15 +86,24 @@ class RepoRun:
         """Facts read blobs through the source, so the API facts work for any backend."""
         source = self.source
         assert source is not None
+        hosts = host_names_for(_source_name(self.config))
         self.extractor = FactsExtractor(
             AreaRules(globs=self.config.areas, package_names=package_names_for(self.name)),
             lambda oid: source.read_blob(oid, MAX_BLOB_BYTES),
+            hosts=hosts,
         )
-        self.extractor_id = f"facts/{FACTS_VERSION}/{_area_fingerprint(self.config, self.name)}"
+        fingerprint = _area_fingerprint(self.config, self.name, hosts)
+        self.extractor_id = f"facts/{FACTS_VERSION}/{fingerprint}"
 
 
-def _area_fingerprint(cfg: RepoConfig, name: str) -> str:
-    payload = json.dumps([name, [list(a) for a in cfg.areas]], ensure_ascii=False)
+def _source_name(cfg: RepoConfig) -> str:
+    """The repository's own name (``vllm-spyre``), whatever the report calls it."""
+    text = (cfg.github or cfg.source).rstrip("/")
+    return text.rsplit("/", 1)[-1].removesuffix(".git")
+
+
+def _area_fingerprint(cfg: RepoConfig, name: str, hosts: frozenset[str] = frozenset()) -> str:
+    payload = json.dumps([name, [list(a) for a in cfg.areas], sorted(hosts)], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:12]
 
 

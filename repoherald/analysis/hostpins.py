@@ -1,0 +1,122 @@
+"""The host framework a plugin is built on, and the commits that move its pin.
+
+A plugin names itself after what it plugs into (``vllm-gaudi``, ``vllm-spyre``,
+``torch-npu``), and its users care about one dependency above all: which
+version of that host it now works with. Moving that pin is how the plugin
+follows the host, and the rubric rates it high whatever the commit's title
+says ("chore: add support for vllm v0.19.0").
+
+The pin lives in different places per project, so three kinds of evidence
+count, all read from the diff:
+
+- the host's version spec changes in a runtime dependency manifest
+  (``pyproject.toml``, ``requirements.txt``, ``setup.py``), not in a test or
+  dev extra, and not merely added or dropped;
+- a version, tag, commit or ref assignment that names the host changes its
+  value in a CI or build file (``VLLM_COMMIT=…`` in a Dockerfile,
+  ``vllm_version: [v0.11.0]`` in a workflow matrix, ``pip install vllm==…``);
+- a pin file dedicated to the host (``vllm_lkg.version``), which
+  :func:`repoherald.analysis.reach.host_pin` recognises by name alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+from repoherald.models import DependencyChange, FileChange
+
+MAX_PIN_FILE_BYTES = 256_000
+"""CI and build files larger than this are not read for pins."""
+NOT_HOSTS = frozenset({"python", "py", "the", "awesome", "docs", "my", "open", "llm", "flash"})
+"""Leading words of repository names that name no package a plugin could be built on."""
+DEV_SECTION = re.compile(
+    r"\((?:[^)]*\b(?:test|tests|dev|lint|docs?|ci|bench\w*|typing|fmt|style))", re.I
+)
+"""The section suffix of a dependency that users of the package do not install."""
+
+
+VERSION_LIKE = re.compile(r"^(v?\d+\.\d+[\w.+-]*|[0-9a-f]{7,40})$")
+"""A release (``v0.11.0``, ``0.18.1rc1``) or a commit hash: what a pin holds."""
+
+
+def host_names_for(repo_name: str) -> frozenset[str]:
+    """The host a repository's name says it plugs into: ``vllm-gaudi`` -> ``vllm``.
+
+    Only names of two or more parts give a host, and only the first part;
+    it counts as evidence only when a dependency or pin of that exact name
+    changes, so a name like ``tpu-inference`` gives a host nothing pins.
+    """
+    base = repo_name.rsplit("/", 1)[-1].lower()
+    parts = [p for p in re.split(r"[-_.]", base) if p]
+    if len(parts) < 2 or len(parts[0]) < 3 or parts[0] in NOT_HOSTS:
+        return frozenset()
+    return frozenset({parts[0]})
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.split(" (", 1)[0].strip().lower())
+
+
+def dependency_bumps(hosts: frozenset[str], changes: Iterable[DependencyChange]) -> list[str]:
+    """Hosts whose runtime version spec changed (not added, not removed) in a root manifest."""
+    out = []
+    for change in changes:
+        if _normalise(change.name) not in hosts or DEV_SECTION.search(change.name):
+            continue
+        if "/" in change.manifest and not change.manifest.startswith("requirements/"):
+            continue  # a sub-project's manifest (``plugin_next/pyproject.toml``), not the plugin's
+        if change.old is not None and change.new is not None and change.old != change.new:
+            out.append(_normalise(change.name))
+    return out
+
+
+@lru_cache(maxsize=64)
+def _pin_pattern(host: str) -> re.Pattern[str]:
+    """Assignments of the host's version.
+
+    ``VLLM_COMMIT=abc``, ``vllm_version: [v1]``, ``pip install vllm==1``.
+    """
+    h = re.escape(host)
+    return re.compile(
+        rf"(?i)(?<![\w-]){h}[\w.-]*?[_-]?(?:version|tag|commit|ref|sha|rev|branch|lkg|hash)s?"
+        rf"[\"']?\s*[:=]\s*\[?\s*[\"']?(?P<a>[^\s\"'#,\]]+)"
+        rf"|(?<![\w/.-]){h}\s*(?:==|~=|>=|@)\s*[\"']?(?P<b>[^\s\"',;#\]]+)"
+    )
+
+
+def pin_values(host: str, text: str) -> Counter[str]:
+    """Every value the text assigns to the host's version, with its count."""
+    if host not in text.lower():
+        return Counter()
+    found: Counter[str] = Counter()
+    for m in _pin_pattern(host).finditer(text):
+        value = m.group("a") or m.group("b")
+        if value and VERSION_LIKE.match(value):  # not a variable, a device name or a path
+            found[value] += 1
+    return found
+
+
+def file_bumps(
+    hosts: frozenset[str],
+    files: Iterable[FileChange],
+    kind_of: Callable[[str], str],
+    read_text: Callable[[str], str | None],
+) -> list[str]:
+    """Hosts whose pinned version a CI or build file of the commit changes."""
+    out = []
+    for f in files:
+        if kind_of(f.path) not in ("ci", "build") or not (f.old_blob and f.new_blob):
+            continue
+        if f.binary or (f.size or 0) > MAX_PIN_FILE_BYTES:
+            continue
+        old, new = read_text(f.old_blob), read_text(f.new_blob)
+        if old is None or new is None:
+            continue
+        for host in sorted(hosts):
+            before, after = pin_values(host, old), pin_values(host, new)
+            if after and before and before != after:
+                out.append(host)
+    return out
