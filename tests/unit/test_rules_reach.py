@@ -285,3 +285,73 @@ def test_unrelated_labels_change_nothing() -> None:
 def test_pr_body_is_the_description_when_the_message_has_none() -> None:
     analysis = _with_pr("Handle the empty batch", (), body="The scheduler crashed on empty input.")
     assert analysis.description == "The scheduler crashed on empty input."
+
+
+# -- rules/7: signals found on the held-out repositories --------------------------------
+
+
+def test_a_parameter_dropped_from_many_public_functions_is_a_removal() -> None:
+    before = "".join(f"def op_{n}(q, k, head_first=False):\n    return q\n\n\n" for n in "abc")
+    after = "".join(f"def op_{n}(q, k):\n    return q\n\n\n" for n in "abc")
+    analysis = _run("[Cleanup] Remove remaining head_first code paths",
+                    [("pkg/ops.py", M, 6, 6)], {"pkg/ops.py": (before, after)})  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    assert any("`head_first`" in r and "`op_a`" in r for r in analysis.reasons), analysis.reasons
+    # One function re-shaped is plumbing, not a removal; in a prototype it is opt-in.
+    one = _run("[Cleanup] Simplify op_a", [("pkg/ops.py", M, 1, 1)],
+               {"pkg/ops.py": (before, before.replace("k, head_first=False", "k", 1))})  # fmt: skip
+    assert one.importance is not Importance.HIGH, one.reasons
+    opt_in = _run("[Cleanup] Remove head_first", [("pkg/prototype/ops.py", M, 6, 6)],
+                  {"pkg/prototype/ops.py": (before, after)})  # fmt: skip
+    assert opt_in.importance is not Importance.HIGH, opt_in.reasons
+
+
+def test_wrong_gradients_and_invalid_launches_are_failures() -> None:
+    for title in (
+        "Fix wrong grad_weight for fused linear cross entropy with reduction='none'",
+        "[Fix] Fix invalid launch above 65535 blocks in decode-path kernels",
+        "[Fix] Kernels fail to compile under Triton 3.6",
+    ):
+        analysis = _run(title, [("pkg/ops/cross_entropy.py", M, 20, 5)])
+        assert (analysis.change_type, analysis.importance) == (
+            ChangeType.BUGFIX,
+            Importance.HIGH,
+        ), (title, analysis.reasons)
+
+
+def test_a_fix_under_one_platforms_backend_directory_is_narrow() -> None:
+    analysis = _run("[Fix] Fix invalid launch in the reverse cumsum",
+                    [("pkg/ops/utils/backends/triton_ascend/cumsum.py", M, 8, 3)])  # fmt: skip
+    assert analysis.importance is Importance.MEDIUM, analysis.reasons
+    assert any("triton_ascend/" in r for r in analysis.reasons), analysis.reasons
+    # The project's own top package naming a platform narrows nothing.
+    analysis = _run("[Fix] Fix invalid launch in the reverse cumsum",
+                    [("vllm_ascend/ops/cumsum.py", M, 8, 3)])  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+
+
+def test_typo_titles_are_docs_even_when_they_say_fix() -> None:
+    for title in ("[Typo] Fix recurring spelling errors across docs and layers",
+                  "[Next] Fix docstring inaccuracies and typos"):  # fmt: skip
+        analysis = _run(title, [("pkg/layers/attn.py", M, 6, 6), ("docs/index.md", M, 2, 2)])
+        assert (analysis.change_type, analysis.importance) == (ChangeType.DOCS, Importance.LOW), (
+            title,
+            analysis.reasons,
+        )
+
+
+def test_a_conventional_test_scope_backed_by_the_files_is_tests() -> None:
+    files = [("test/test_rms_norm.py", M, 30, 4), ("pkg/ops/rms_norm.py", M, 1, 1)]
+    analysis = _run("fix(test): prevent in-place backward from clobbering shared buffers", files)
+    assert (analysis.change_type, analysis.importance) == (ChangeType.TESTS, Importance.LOW)
+    code = _run("fix(test): harness needs the new loader",
+                [("test/test_x.py", M, 2, 1), ("pkg/loader.py", M, 40, 10)])  # fmt: skip
+    assert code.change_type is ChangeType.BUGFIX, code.reasons
+
+
+def test_a_new_model_tag_with_new_model_code_is_a_new_capability() -> None:
+    files = [("pkg/models/pdn/modeling.py", A, 400, 0), ("pkg/layers/pdn.py", A, 250, 0)]
+    analysis = _run("[Model] Add Preconditioned DeltaNet", files)
+    assert (analysis.change_type, analysis.importance) == (ChangeType.FEATURE, Importance.HIGH)
+    small = _run("[Model] Add an alias", [("pkg/models/registry.py", M, 3, 0)])
+    assert small.importance is not Importance.HIGH, small.reasons
