@@ -77,13 +77,26 @@ def dependency_bumps(hosts: frozenset[str], changes: Iterable[DependencyChange])
 def _pin_pattern(host: str) -> re.Pattern[str]:
     """Assignments of the host's version.
 
-    ``VLLM_COMMIT=abc``, ``vllm_version: [v1]``, ``pip install vllm==1``.
+    ``VLLM_COMMIT=abc``, ``vllm_version: [v1]``, ``pip install vllm==1``, and the
+    ``ref:`` of a GitHub Actions checkout of ``<owner>/vllm``.
     """
     h = re.escape(host)
     return re.compile(
         rf"(?i)(?<![\w-]){h}[\w.-]*?[_-]?(?:version|tag|commit|ref|sha|rev|branch|lkg|hash)s?"
-        rf"[\"']?\s*[:=]\s*\[?\s*[\"']?(?P<a>[^\s\"'#,\]]+)"
+        rf"[\"']?\s*[:=]\s*(?!\[)[\"']?(?P<a>[^\s\"'#,\]]+)"
         rf"|(?<![\w/.-]){h}\s*(?:==|~=|>=|@)\s*[\"']?(?P<b>[^\s\"',;#\]]+)"
+        rf"|repository:\s*[\"']?[\w.-]+/{h}[\"']?[ \t]*\r?\n(?:[^\n]*\n){{0,3}}?"
+        rf"[ \t]*ref:\s*[\"']?(?P<c>[^\s\"'#]+)"
+    )
+
+
+@lru_cache(maxsize=64)
+def _list_pattern(host: str) -> re.Pattern[str]:
+    """``vllm_version: [abc123, v0.11.0]``: a matrix of versions, read whole."""
+    h = re.escape(host)
+    return re.compile(
+        rf"(?i)(?<![\w-]){h}[\w.-]*?[_-]?(?:version|tag|commit|ref|sha|rev|branch)s?"
+        rf"[\"']?\s*:\s*\[(?P<items>[^\]\n]*)\]"
     )
 
 
@@ -92,8 +105,13 @@ def pin_values(host: str, text: str) -> Counter[str]:
     if host not in text.lower():
         return Counter()
     found: Counter[str] = Counter()
+    for m in _list_pattern(host).finditer(text):  # a workflow matrix: every entry counts
+        for item in m.group("items").split(","):
+            value = item.strip().strip("\"'")
+            if VERSION_LIKE.match(value):
+                found[value] += 1
     for m in _pin_pattern(host).finditer(text):
-        value = m.group("a") or m.group("b")
+        value = m.group("a") or m.group("b") or m.group("c")
         if value and VERSION_LIKE.match(value):  # not a variable, a device name or a path
             found[value] += 1
     return found
