@@ -59,7 +59,7 @@ def report(a_rows: list[dict[str, str]], b_rows: list[dict[str, str]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("gold", "holdout"), default="gold")
+    parser.add_argument("--set", choices=("gold", "holdout", "holdout2"), default="gold")
     parser.add_argument("--a", type=Path, help="default: the set's labels_A.tsv")
     parser.add_argument("--b", type=Path, help="default: the set's labels_B.tsv")
     args = parser.parse_args(argv)

@@ -42,8 +42,10 @@ from repoherald.analysis.signals import (
     SOURCE_KINDS,
     TAG_TYPES,
     TEST_DEP_MANIFEST,
+    TEST_SCOPE,
     TITLE_VERBS,
     TYPO_WORDS,
+    VERSION_FILES,
     norm_tag,
 )
 from repoherald.analysis.writeup import kinds_text, names, rule
@@ -101,17 +103,24 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
             if ctype is ChangeType.DEPENDENCIES and _release_only(title, facts):
                 return ChangeType.OTHER, rule("t_release")
             return ctype, rule("t_only", kinds=kinds_text(kinds))
+    if _release_only(title, facts) and all(_version_file(f.path) for f in facts.files):
+        return ChangeType.OTHER, rule("t_release")
+    submodules = [f.path for f in facts.files if f.is_submodule]
+    if submodules and len(submodules) == len(facts.files):
+        return ChangeType.DEPENDENCIES, rule("t_submodule", names=names(submodules))
     scoped = _scope_type(facts)
     if scoped is not None:
         return scoped
-    for tag in facts.tags:
+    tagged_all = [(tag, _tag_type(tag)) for tag in facts.tags]
+    typed = [(tag, ctype) for tag, ctype in tagged_all if ctype is not None]
+    for i, (tag, ctype) in enumerate(typed):
         if norm_tag(tag) in GENERIC_TAGS and runtime_dependencies(facts):
             return ChangeType.DEPENDENCIES, rule("t_deps")
-        tagged = TAG_TYPES.get(norm_tag(tag)) or TAG_TYPES.get(tag)
-        if tagged is None and norm_tag(tag).startswith("fix"):
-            tagged = ChangeType.BUGFIX
-        if tagged is not None:
-            return tagged, rule("t_tag", tag=tag)
+        needs = KEYWORD_NEEDS.get(ctype)
+        later = i + 1 < len(typed)
+        if needs and ctype is not ChangeType.DEPENDENCIES and later and _mostly_code(facts, needs):
+            continue  # "[CI] [feat] mega-moe stage2": the kernels are the change
+        return ctype, rule("t_tag", tag=tag)
     labelled = _label_type(facts)
     if labelled is not None:
         return labelled
@@ -136,6 +145,23 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     if new_source:
         return ChangeType.FEATURE, rule("t_new_files", n=new_source)
     return ChangeType.OTHER, rule("t_none")
+
+
+def _mostly_code(facts: Facts, needs: tuple[str, ...]) -> bool:
+    """Most of the change is code, not files of the kinds a low-kind tag names."""
+    return _share(facts, needs) < 0.5 and _share(facts, ("source", "build")) >= 0.5
+
+
+def _tag_type(tag: str) -> ChangeType | None:
+    tagged = TAG_TYPES.get(norm_tag(tag)) or TAG_TYPES.get(tag)
+    if tagged is None and norm_tag(tag).startswith("fix"):
+        tagged = ChangeType.BUGFIX
+    return tagged
+
+
+def _version_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return name in VERSION_FILES or deps.is_manifest(path)
 
 
 _SCOPE_TYPES = {
@@ -169,7 +195,8 @@ def runtime_dependencies(facts: Facts) -> list[str]:
 
 def _release_only(title: str, facts: Facts) -> bool:
     """The project's own version moves in its manifest, and no dependency does."""
-    return bool(RELEASE_TITLE.search(title)) and not facts.dependency_changes
+    mentions_deps = re.search(r"\b(dependenc\w*|requirements?|deps|pins?)\b", title, re.I)
+    return bool(RELEASE_TITLE.search(title)) and not facts.dependency_changes and not mentions_deps
 
 
 _LABEL_TYPES = (
@@ -305,6 +332,9 @@ def _base_level(ctype: ChangeType, title: str, facts: Facts) -> tuple[Importance
         return _dependency_level(title, facts)
     if ctype is ChangeType.REVERT:
         return _revert_level(title)
+    release = ctype is ChangeType.OTHER and _release_only(title, facts)
+    if release and all(_version_file(f.path) for f in facts.files):
+        return Importance.LOW, [rule("r_release")]
     if ctype in (ChangeType.REFACTOR, ChangeType.OTHER):
         lines = _source_lines(facts)
         if DEAD_CODE.search(title):
@@ -336,6 +366,10 @@ def _dependency_level(title: str, facts: Facts) -> tuple[Importance, list[Text]]
     runtime = runtime_dependencies(facts)
     if runtime:
         return Importance.MEDIUM, [rule("r_runtime_deps", names=names(runtime))]
+    submodules = [f.path for f in facts.files if f.is_submodule]
+    if submodules:
+        # A vendored dependency moved: what a build from source compiles changes.
+        return Importance.MEDIUM, [rule("r_submodule", names=names(submodules))]
     runtime_manifests = [
         f.path
         for f in facts.files
@@ -384,6 +418,8 @@ def _raising_signals(
     title = commit.title
     raises: list[Text] = []
     sev = SEVERITY.search(title)
+    if sev and TEST_SCOPE.search(parse_title(title).text):
+        sev = None  # "fix moe ut oom": the failure was in the tests
     if sev and ctype not in _NO_TITLE_SEVERITY:
         raises.append(rule("r_severity", word=sev.group(0).lower()))
     elif ctype is ChangeType.BUGFIX:
@@ -448,10 +484,7 @@ def _size_signals(ctype: ChangeType, title: str, facts: Facts) -> list[Text]:
         f for f in facts.files if _new_source(f.status, f.path) and not reach.is_peripheral(f.path)
     ]
     new_lines = sum(f.added for f in new_source)
-    announced = NEW_CAPABILITY.search(title) or any(
-        norm_tag(t) in ("model", "models", "newmodel") for t in facts.tags
-    )
-    if ctype is ChangeType.FEATURE and announced and new_lines >= 200:
+    if ctype is ChangeType.FEATURE and NEW_CAPABILITY.search(title) and new_lines >= 200:
         return [rule("r_new_component", n=len(new_source), lines=new_lines)]
     return []
 

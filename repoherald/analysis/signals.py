@@ -72,7 +72,7 @@ KEYWORD_TYPES: list[tuple[re.Pattern[str], ChangeType]] = [
     (
         re.compile(
             r"\b(optimi[sz]e[sd]?|optimi[sz]ation|speed ?up|faster|perf(ormance)?|accelerat\w*|"
-            r"reduce (latency|overhead|memory))\b",
+            r"reduce (latency|overhead|memory)|(re)?tun(e[sd]?|ing))\b",
             re.I,
         ),
         ChangeType.PERFORMANCE,
@@ -114,6 +114,7 @@ for _type, _verbs in {
     "reorganize reorganise reorganizes restructure restructures tidy dedupe deduplicate "
     "rewrite rewrites deprecate deprecates",
     ChangeType.PERFORMANCE: "optimize optimise optimizes optimises speed accelerate accelerates "
+    "tune tunes retune retunes "
     "parallelize parallelise vectorize vectorise fuse fuses memoize memoise precompute",
     ChangeType.DOCS: "document documents explain explains clarify clarifies docstring docstrings",
     ChangeType.TESTS: "test tests",
@@ -124,10 +125,16 @@ for _type, _verbs in {
 SCOPE_PREFIX = re.compile(r"^(?![a-z][a-z0-9+.-]*://)[\w./-]{1,40}:\s+")
 """An ``Area: `` prefix on a plain title (``Store: one transaction ...``): not the subject."""
 DOCSTRING_WORDS = re.compile(r"\b(docstrings?|comments?)\b", re.I)
-TYPO_WORDS = re.compile(r"\b(typos?|spelling|misspell\w*|docstrings?)\b", re.I)
+TYPO_WORDS = re.compile(
+    r"\b(typos?|spelling|misspell\w*|docstrings?|comments?|duplicated words?|grammar)\b", re.I
+)
 """A title about wording: docs, even when the words live in source files and it says "fix"."""
 GENERIC_TAGS = frozenset({"chore", "misc", "build"})
 """Tags that say nothing of the change: a dependency change under them is a dependency change."""
+VERSION_FILES = frozenset({"version.py", "_version.py", "version", "version.txt", "__version__.py"})
+"""Files that hold only the project's own version."""
+TEST_SCOPE = re.compile(r"\b(ut|uts|unit ?tests?|tests?|testcases?|ci)\b", re.I)
+"""A title that places its failure in the tests or CI: "fix moe ut oom" broke no user."""
 RELEASE_TITLE = re.compile(
     r"\b(release|bump (the )?(package )?version|version bump|prepare v?\d)",
     re.I,

@@ -349,9 +349,45 @@ def test_a_conventional_test_scope_backed_by_the_files_is_tests() -> None:
     assert code.change_type is ChangeType.BUGFIX, code.reasons
 
 
-def test_a_new_model_tag_with_new_model_code_is_a_new_capability() -> None:
-    files = [("pkg/models/pdn/modeling.py", A, 400, 0), ("pkg/layers/pdn.py", A, 250, 0)]
-    analysis = _run("[Model] Add Preconditioned DeltaNet", files)
-    assert (analysis.change_type, analysis.importance) == (ChangeType.FEATURE, Importance.HIGH)
-    small = _run("[Model] Add an alias", [("pkg/models/registry.py", M, 3, 0)])
-    assert small.importance is not Importance.HIGH, small.reasons
+def test_a_release_that_only_moves_the_version_is_low() -> None:
+    analysis = _run("Bump version to 0.12.0rc1", [("pkg/version.py", M, 1, 1)])
+    assert (analysis.change_type, analysis.importance) == (ChangeType.OTHER, Importance.LOW)
+    deps = _run("[release] update dependency versions", [("setup.py", M, 7, 7)])
+    assert deps.importance is Importance.MEDIUM, (
+        "a release that moves dependencies is not bookkeeping"
+    )
+
+
+def test_a_moved_submodule_is_a_dependency_change() -> None:
+    who = Person("Dev", "dev@example.com")
+    commit = Commit("a" * 40, ("b" * 40,), who, 0, 0, who, 0, 0, "Pin composable_kernel to 15e12dd")
+    change = FileChange("3rdparty/ck", M, None, 0, 0, old_mode="160000", new_mode="160000")
+    facts = FactsExtractor(AreaRules(), lambda oid: None).extract(commit, [change])
+    analysis = localise_analysis("en", RuleAnalyser().analyse(commit, facts))
+    assert (analysis.change_type, analysis.importance) == (
+        ChangeType.DEPENDENCIES,
+        Importance.MEDIUM,
+    ), analysis.reasons
+    assert any("3rdparty/ck" in r for r in analysis.reasons)
+
+
+def test_a_failure_in_the_tests_is_not_a_severe_fix() -> None:
+    analysis = _run("fix moe ut oom", [("pkg/fused_moe.py", M, 3, 3)])
+    assert analysis.importance is not Importance.HIGH, analysis.reasons
+    core = _run("fix moe oom", [("pkg/fused_moe.py", M, 3, 3)])
+    assert core.importance is Importance.HIGH, core.reasons
+
+
+def test_a_low_kind_tag_yields_to_the_next_tag_when_the_change_is_code() -> None:
+    files = [("pkg/kernels/mega_moe.py", A, 900, 0), (".github/workflows/moe.yml", M, 4, 1)]
+    analysis = _run("[FlyDSL] [CI] [feat] mega-moe stage2", files)
+    assert analysis.change_type is ChangeType.FEATURE, analysis.reasons
+    # Mostly tests: the low-kind tag stands, not the "fix" after it.
+    files = [("tests/test_moe.py", M, 40, 10), ("pkg/ops/reference.py", M, 2, 2)]
+    analysis = _run("[CI] fix: lazily build reference weights", files)
+    assert analysis.change_type is ChangeType.CI_BUILD, analysis.reasons
+
+
+def test_tuning_is_performance() -> None:
+    analysis = _run("tune chunked prefill params for gfx950", [("pkg/ops/paged_attn.py", M, 9, 9)])
+    assert analysis.change_type is ChangeType.PERFORMANCE, analysis.reasons
