@@ -158,7 +158,7 @@ SEVERITY = re.compile(
     r"invalid (launch|memory|argument)|illegal (address|instruction)|(lost|loss of) precision|"
     r"precision (loss|issue|bug)|fails? to (compile|launch|start|load)|"
     r"compil(e|ation) (error|failure)|"
-    r"garbage|silent(ly)? (wrong|incorrect|corrupt\w*))\b",
+    r"garbage|silent(ly)? (wrong|incorrect|corrupt\w*)|precision|correctness|numerical\w*)\b",
     re.I,
 )
 SECURITY = re.compile(
