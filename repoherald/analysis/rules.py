@@ -23,6 +23,7 @@ from repoherald.analysis.signals import (
     BODY_SEVERITY,
     BREAKING,
     CVE,
+    DATA_SUFFIXES,
     DEAD_CODE,
     DEFAULT_CHANGE,
     DELETE_VERB,
@@ -40,6 +41,7 @@ from repoherald.analysis.signals import (
     SECURITY,
     SEVERITY,
     SOURCE_KINDS,
+    SUPPORT_MATRIX,
     TAG_TYPES,
     TEST_DEP_MANIFEST,
     TEST_SCOPE,
@@ -125,6 +127,9 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     if labelled is not None:
         return labelled
     text = parse_title(title).text
+    matrix = SUPPORT_MATRIX.search(text)
+    if matrix and not facts.kinds.get("source"):
+        return ChangeType.DOCS, rule("t_keyword", word=matrix.group(0).lower())
     typo = TYPO_WORDS.search(text)
     if typo and not facts.api_changes and not facts.dependency_changes:
         return ChangeType.DOCS, rule("t_typo", word=typo.group(0).lower())
@@ -235,7 +240,7 @@ def _verb_type(text: str, facts: Facts) -> tuple[ChangeType, Text] | None:
     such files (a docstring is docs wherever it lives); a code verb needs code.
     """
     subject = SCOPE_PREFIX.sub("", text, count=1)
-    m = re.match(r"[A-Za-z]+", subject)
+    m = re.match(r"[A-Za-z']+", subject)
     if m is None:
         return None
     word = m.group(0).lower()
@@ -249,6 +254,17 @@ def _verb_type(text: str, facts: Facts) -> tuple[ChangeType, Text] | None:
     if not needs and not (facts.kinds.get("source") or facts.kinds.get("build")):
         return None
     return ctype, rule("t_verb", word=word)
+
+
+def _has_code(facts: Facts) -> bool:
+    return bool(facts.kinds.get("source") or facts.kinds.get("build"))
+
+
+def _tuned_data(ctype: ChangeType, facts: Facts) -> bool:
+    """Tuned kernel configs (JSON, CSV) are what a performance change to them changes."""
+    return ctype is ChangeType.PERFORMANCE and any(
+        f.path.lower().endswith(DATA_SUFFIXES) and file_kind(f.path) == "other" for f in facts.files
+    )
 
 
 def _fix_words(text: str) -> bool:
@@ -273,7 +289,7 @@ def _keyword_type(text: str, facts: Facts) -> tuple[ChangeType, Text] | None:
                 continue
         elif needs and _share(facts, needs) < 0.5:
             continue
-        elif not needs and not (facts.kinds.get("source") or facts.kinds.get("build")):
+        elif not needs and not (_has_code(facts) or _tuned_data(ctype, facts)):
             continue  # "support", "fix": a code word needs code in the diff to agree
         return ctype, rule("t_keyword", word=hit.group(0).lower())
     return None
@@ -345,6 +361,15 @@ def _base_level(ctype: ChangeType, title: str, facts: Facts) -> tuple[Importance
             return Importance.MEDIUM, [
                 rule("r_unclassified_code", names=names(_core_source(facts)))
             ]
+        deletes_names = any(a.change == "removed" for a in facts.api_changes)
+        if (
+            DELETE_VERB.search(parse_title(title).text)
+            and _core_source(facts)
+            and not deletes_names
+        ):
+            # "Remove qwen3.5 from flatten_input": what the default path does changes.
+            # Deleted definitions are judged by the API rules (private helpers are low).
+            return Importance.MEDIUM, [rule("r_removes_core", names=names(_core_source(facts)))]
         return Importance.LOW, [rule("r_small", type=type_text(ctype))]
     code = [f.path for f in facts.files if file_kind(f.path) == "source"]
     if code and all(reach.is_non_public(p) for p in code):

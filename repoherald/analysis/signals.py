@@ -105,13 +105,15 @@ KEYWORD_TYPES: list[tuple[re.Pattern[str], ChangeType]] = [
 TITLE_VERBS: dict[str, ChangeType] = {}
 for _type, _verbs in {
     ChangeType.BUGFIX: "fix fixes fixed correct corrects repair repairs resolve resolves prevent "
-    "prevents guard guards restore restores contain contains unbreak handle handles tolerate",
+    "prevents guard guards restore restores contain contains unbreak handle handles tolerate "
+    "preserve preserves stabilize stabilise stabilizes stabilises don't dont stop stops",
     ChangeType.FEATURE: "add adds introduce introduces support supports implement implements "
     "enable enables allow allows expose exposes provide provides print prints show shows "
     "display displays emit emits accept accepts offer offers",
     ChangeType.REFACTOR: "refactor refactors split splits move moves extract extracts rename "
     "renames inline inlines consolidate consolidates unify unifies simplify simplifies "
     "reorganize reorganise reorganizes restructure restructures tidy dedupe deduplicate "
+    "remove removes delete deletes drop drops "
     "rewrite rewrites deprecate deprecates",
     ChangeType.PERFORMANCE: "optimize optimise optimizes optimises speed accelerate accelerates "
     "tune tunes retune retunes "
@@ -133,6 +135,10 @@ GENERIC_TAGS = frozenset({"chore", "misc", "build"})
 """Tags that say nothing of the change: a dependency change under them is a dependency change."""
 VERSION_FILES = frozenset({"version.py", "_version.py", "version", "version.txt", "__version__.py"})
 """Files that hold only the project's own version."""
+SUPPORT_MATRIX = re.compile(r"\b(support|compatibility|feature) (matri(x|ces)|tables?)\b", re.I)
+"""Pages that tell users what works where: docs, whatever format they are kept in."""
+DATA_SUFFIXES = (".json", ".csv", ".yaml", ".yml", ".toml", ".ini", ".cfg")
+"""Config data shipped with code: tuned kernel configs count as code for performance."""
 TEST_SCOPE = re.compile(r"\b(ut|uts|unit ?tests?|tests?|testcases?|ci)\b", re.I)
 """A title that places its failure in the tests or CI: "fix moe ut oom" broke no user."""
 RELEASE_TITLE = re.compile(

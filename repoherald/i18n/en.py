@@ -129,6 +129,7 @@ CATALOGUE: dict[str, str] = {
     "rule.t_submodule": "only submodules moved: {names}",
     "rule.r_submodule": "a vendored dependency moved (submodule {names})",
     "rule.r_release": "release bookkeeping: only the version files changed",
+    "rule.r_removes_core": "removes something the default path did: {names}",
     "rule.t_host_pin": "the pin file of `{name}` changed",
     "rule.t_deletes": "title verb “{word}” and the diff mostly deletes code",
     "rule.t_none": "no classifiable signal in the title or the changes",

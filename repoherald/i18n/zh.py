@@ -122,6 +122,7 @@ CATALOGUE: dict[str, str] = {
     "rule.t_submodule": "只移动了子模块：{names}",
     "rule.r_submodule": "内置依赖（子模块 {names}）移动了",
     "rule.r_release": "发布记录：只改了版本号文件",
+    "rule.r_removes_core": "删除了默认路径上原有的行为：{names}",
     "rule.t_host_pin": "`{name}` 的版本固定文件有改动",
     "rule.t_deletes": "标题动词“{word}”且改动以删除代码为主",
     "rule.t_none": "标题与改动中没有可归类的信号",

@@ -391,3 +391,30 @@ def test_a_low_kind_tag_yields_to_the_next_tag_when_the_change_is_code() -> None
 def test_tuning_is_performance() -> None:
     analysis = _run("tune chunked prefill params for gfx950", [("pkg/ops/paged_attn.py", M, 9, 9)])
     assert analysis.change_type is ChangeType.PERFORMANCE, analysis.reasons
+
+
+def test_support_matrices_are_docs_whatever_their_format() -> None:
+    files = [("support_matrices/nightly/v6e/model_support_matrix.csv", M, 3, 3)]
+    analysis = _run("[skip ci] Update nightly support matrices (v6e/v7x)", files)
+    assert (analysis.change_type, analysis.importance) == (ChangeType.DOCS, Importance.LOW)
+
+
+def test_tuned_kernel_configs_are_performance() -> None:
+    files = [("pkg/configs/gfx950-GEMM-A16W16.json", M, 40, 40)]
+    analysis = _run("[gfx950] Retune the small-M tiles in the A16W16 fallback config", files)
+    assert analysis.change_type is ChangeType.PERFORMANCE, analysis.reasons
+    assert analysis.importance is Importance.MEDIUM, analysis.reasons
+
+
+def test_plain_fix_verbs_beyond_fix() -> None:
+    for title in ("Preserve first-tile flag during scheduler reconstruction",
+                  "Stabilize tensor max_seqlen compile key",
+                  "Don't scatter dK/dV at sentinel indices"):  # fmt: skip
+        analysis = _run(title, [("pkg/ops/scheduler.py", M, 6, 2)])
+        assert analysis.change_type is ChangeType.BUGFIX, (title, analysis.reasons)
+
+
+def test_removing_behaviour_from_the_default_path_is_medium() -> None:
+    analysis = _run("Remove qwen3.5 from flatten_input", [("pkg/runner.py", M, 0, 1)])
+    assert (analysis.change_type, analysis.importance) == (ChangeType.REFACTOR, Importance.MEDIUM)
+    assert any("`pkg/runner.py`" in r for r in analysis.reasons), analysis.reasons
