@@ -92,6 +92,13 @@ def make_plugin(path: Path) -> Path:
             },
         ),
         (
+            "[CI] Add a lint job",
+            {
+                ".github/workflows/test.yml": WORKFLOW.format(ref="v0.11.0", device="tpu")
+                + "  lint:\n    strategy:\n      matrix:\n        vllm_version: [v0.11.0]\n"
+            },
+        ),
+        (
             "[Next] Use vllm from the uv sources",
             {"fooplugin_next/pyproject.toml": NEXT.format(vllm="0.11.0")},
         ),
@@ -156,6 +163,13 @@ def test_a_moved_host_pin_is_high_whatever_the_tag(
 def test_a_value_that_is_no_version_is_no_pin(plugin_day: dict[str, dict[str, Any]]) -> None:
     _, importance, reasons = verdict(plugin_day, "[CI] Run the matrix on another device")
     assert importance != "high" and "host framework" not in reasons, reasons
+
+
+def test_a_new_job_pinning_the_same_version_is_no_bump(
+    plugin_day: dict[str, dict[str, Any]],
+) -> None:
+    _, importance, reasons = verdict(plugin_day, "[CI] Add a lint job")
+    assert importance == "low" and "host framework" not in reasons, reasons
 
 
 def test_a_sub_project_manifest_is_not_the_plugins_pin(
