@@ -80,7 +80,7 @@ def _pin_pattern(host: str) -> re.Pattern[str]:
     ``VLLM_COMMIT=abc``, ``vllm_version: [v1]``, ``pip install vllm==1``, and the
     ``ref:`` of a GitHub Actions checkout of ``<owner>/vllm``.
     """
-    h = re.escape(host)
+    h = _flexible(host)
     return re.compile(
         rf"(?i)(?<![\w-]){h}[\w.-]*?[_-]?(?:version|tag|commit|ref|sha|rev|branch|lkg|hash)s?"
         rf"[\"']?\s*[:=]\s*(?!\[)[\"']?(?P<a>[^\s\"'#,\]]+)"
@@ -90,10 +90,20 @@ def _pin_pattern(host: str) -> re.Pattern[str]:
     )
 
 
+def _flexible(host: str) -> str:
+    """``flash-attn`` as a pattern that also matches ``FLASH_ATTN`` and ``flash_attn``."""
+    return "[-_.]".join(re.escape(part) for part in re.split(r"[-_.]+", host))
+
+
+def normalise_host(name: str) -> str:
+    """A distribution name as the pins compare it: lower case, one kind of separator."""
+    return _normalise(name)
+
+
 @lru_cache(maxsize=64)
 def _list_pattern(host: str) -> re.Pattern[str]:
     """``vllm_version: [abc123, v0.11.0]``: a matrix of versions, read whole."""
-    h = re.escape(host)
+    h = _flexible(host)
     return re.compile(
         rf"(?i)(?<![\w-]){h}[\w.-]*?[_-]?(?:version|tag|commit|ref|sha|rev|branch)s?"
         rf"[\"']?\s*:\s*\[(?P<items>[^\]\n]*)\]"
@@ -102,7 +112,7 @@ def _list_pattern(host: str) -> re.Pattern[str]:
 
 def pin_values(host: str, text: str) -> Counter[str]:
     """Every value the text assigns to the host's version, with its count."""
-    if host not in text.lower():
+    if re.split(r"[-_.]", host)[0] not in text.lower():
         return Counter()
     found: Counter[str] = Counter()
     for m in _list_pattern(host).finditer(text):  # a workflow matrix: every entry counts

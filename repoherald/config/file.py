@@ -87,6 +87,12 @@ class _RepoFile(BaseModel):
         description='This repository\'s top-level import packages, e.g. ["vllm"].'
         " Default: read from its tree.",
     )
+    hosts: list[str] = Field(
+        default_factory=list,
+        description='Frameworks this repository is built on (package names, e.g. ["vllm"]):'
+        " a commit that moves their pinned version is high. Default: the first part of"
+        " a plugin's name (vllm-gaudi: vllm).",
+    )
 
     @field_validator("web_url")
     @classmethod
@@ -99,6 +105,14 @@ class _RepoFile(BaseModel):
     @classmethod
     def _globs(cls, value: list[str]) -> list[str]:
         return list(_as_value_error(check_watch, value))
+
+    @field_validator("hosts")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+                raise ValueError(f"{name!r} is not a package name: write it like 'vllm'")
+        return value
 
     @field_validator("upstream_packages")
     @classmethod

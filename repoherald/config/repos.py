@@ -39,6 +39,8 @@ class RepoConfig:
     """Path globs of this repository whose changes the reader wants to hear about."""
     upstream_packages: tuple[str, ...] = ()
     """Top-level import packages of this repository; empty: derived from its tree."""
+    hosts: tuple[str, ...] = ()
+    """Frameworks it is built on, whose pin moves are high; empty: derived from its name."""
 
 
 def repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
@@ -58,6 +60,7 @@ def repo_from_file(r: _RepoFile, base: Path) -> RepoConfig:
         downstream=resolve_downstream(r.downstream, r.downstream_web_urls, base),
         watch=tuple(dict.fromkeys(r.watch)),
         upstream_packages=tuple(r.upstream_packages),
+        hosts=tuple(dict.fromkeys(r.hosts)),
     )
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from repoherald.analysis import apicodec
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
-from repoherald.analysis.hostpins import host_names_for
+from repoherald.analysis.hostpins import host_names_for, normalise_host
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
@@ -86,7 +86,8 @@ class RepoRun:
         """Facts read blobs through the source, so the API facts work for any backend."""
         source = self.source
         assert source is not None
-        hosts = host_names_for(_source_name(self.config))
+        configured = frozenset(normalise_host(h) for h in self.config.hosts)
+        hosts = configured or host_names_for(_source_name(self.config))
         self.extractor = FactsExtractor(
             AreaRules(globs=self.config.areas, package_names=package_names_for(self.name)),
             lambda oid: source.read_blob(oid, MAX_BLOB_BYTES),

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from repoherald.config import build_settings
+from repoherald.errors import UsageError
 from repoherald.pipeline import run
 from tests.gitfixture import GitFixture
 
@@ -121,10 +122,11 @@ def make_plugin(path: Path) -> Path:
     return path
 
 
-def run_day(tmp: Path, repo: Path) -> dict[str, dict[str, Any]]:
+def run_day(tmp: Path, repo: Path, config: Path | None = None) -> dict[str, dict[str, Any]]:
+    where: dict[str, Any] = {"config": str(config)} if config else {"repos": (str(repo),)}
     settings = build_settings(
-        repos=(str(repo),), day=DAY, tz="UTC", lang="en", out=str(tmp / "out"),
-        home=str(tmp / "home"), cwd=tmp, no_llm=True,
+        day=DAY, tz="UTC", lang="en", out=str(tmp / "out"), home=str(tmp / "home"), cwd=tmp,
+        no_llm=True, **where,
     )  # fmt: skip
     result = run(settings)
     assert result.ok, result.failures
@@ -198,3 +200,20 @@ def test_without_a_host_in_the_name_nothing_is_a_host_pin(tmp_path: Path) -> Non
         assert importance != "high" and "host framework" not in reasons, (title, reasons)
     _, importance, reasons = verdict(day, "chore: add support for vllm v0.11.0")
     assert importance == "medium" and "`vllm`" in reasons, reasons
+
+
+def test_a_configured_host_needs_no_name(tmp_path: Path) -> None:
+    repo = make_plugin(tmp_path / "fooplugin")
+    config = tmp_path / "repoherald.toml"
+    config.write_text(f'[[repos]]\nsource = "{repo}"\nhosts = ["vllm"]\n', encoding="utf-8")
+    day = run_day(tmp_path, repo, config)
+    for title in ("chore: add support for vllm v0.11.0", "[CI] Test against the next vLLM"):
+        ctype, importance, reasons = verdict(day, title)
+        assert (ctype, importance) == ("dependencies", "high"), (title, reasons)
+
+
+def test_a_host_that_is_no_package_name_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "repoherald.toml"
+    config.write_text('[[repos]]\nsource = "."\nhosts = ["vllm; rm -rf"]\n', encoding="utf-8")
+    with pytest.raises(UsageError, match="hosts"):
+        build_settings(config=str(config), cwd=tmp_path, home=str(tmp_path / "home"))
