@@ -169,6 +169,17 @@ class DependencyChange:
 
 
 @dataclass(frozen=True, slots=True)
+class HostBump:
+    """A moved pin of the framework a plugin is built on (:mod:`repoherald.analysis.hostpins`)."""
+
+    name: str
+    path: str
+    """The manifest, CI or build file that pins it."""
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     """Everything the rules know about a commit, read from git alone."""
 
@@ -196,7 +207,7 @@ class Facts:
     """Python files too large, binary or not parseable: measured, not parsed."""
     pull_request: PullRequest | None = None
     """The pull request behind the commit, when the source could tell (untrusted text)."""
-    host_bumps: tuple[str, ...] = ()
+    host_bumps: tuple[HostBump, ...] = ()
     """Host frameworks whose pinned version the commit moves
     (:mod:`repoherald.analysis.hostpins`)."""
 
@@ -462,7 +473,7 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         is_merge=d.get("is_merge", False),
         unparsed=tuple(d.get("unparsed", ())),
         pull_request=_pull_from_dict(d.get("pull_request")),
-        host_bumps=tuple(d.get("host_bumps", ())),
+        host_bumps=tuple(HostBump(**b) for b in d.get("host_bumps", ())),
     )
 
 

@@ -18,7 +18,15 @@ from pathlib import PurePosixPath
 
 from repoherald.analysis import deps, hostpins, pyapi
 from repoherald.analysis.blobapi import BlobApis, BlobReader
-from repoherald.models import ApiChange, Commit, DependencyChange, Facts, FileChange, FileStatus
+from repoherald.models import (
+    ApiChange,
+    Commit,
+    DependencyChange,
+    Facts,
+    FileChange,
+    FileStatus,
+    HostBump,
+)
 
 # -- title conventions -------------------------------------------------------
 
@@ -401,7 +409,7 @@ class FactsExtractor:
                 old_t = self._text(f.old_blob) if f.old_blob else None
                 new_t = self._text(f.new_blob) if f.new_blob else None
                 dep_changes.extend(deps.dependency_changes(f.path, old_t, new_t))
-        host_bumps: list[str] = []
+        host_bumps: list[HostBump] = []
         if self._hosts:
             host_bumps = hostpins.dependency_bumps(self._hosts, dep_changes)
             host_bumps += hostpins.file_bumps(self._hosts, files, file_kind, self._text)
@@ -429,5 +437,5 @@ class FactsExtractor:
             dependency_changes=tuple(dep_changes),
             is_merge=len(commit.parents) > 1,
             unparsed=tuple(unparsed),
-            host_bumps=tuple(dict.fromkeys(host_bumps)),
+            host_bumps=tuple(host_bumps),
         )

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from repoherald.models import DependencyChange, FileChange
+from repoherald.models import DependencyChange, FileChange, HostBump
 
 MAX_PIN_FILE_BYTES = 256_000
 """CI and build files larger than this are not read for pins."""
@@ -60,7 +60,7 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name.split(" (", 1)[0].strip().lower())
 
 
-def dependency_bumps(hosts: frozenset[str], changes: Iterable[DependencyChange]) -> list[str]:
+def dependency_bumps(hosts: frozenset[str], changes: Iterable[DependencyChange]) -> list[HostBump]:
     """Hosts whose runtime version spec changed (not added, not removed) in a root manifest."""
     out = []
     for change in changes:
@@ -69,7 +69,7 @@ def dependency_bumps(hosts: frozenset[str], changes: Iterable[DependencyChange])
         if "/" in change.manifest and not change.manifest.startswith("requirements/"):
             continue  # a sub-project's manifest (``plugin_next/pyproject.toml``), not the plugin's
         if change.old is not None and change.new is not None and change.old != change.new:
-            out.append(_normalise(change.name))
+            out.append(HostBump(_normalise(change.name), change.manifest, change.old, change.new))
     return out
 
 
@@ -132,7 +132,7 @@ def file_bumps(
     files: Iterable[FileChange],
     kind_of: Callable[[str], str],
     read_text: Callable[[str], str | None],
-) -> list[str]:
+) -> list[HostBump]:
     """Hosts whose pinned version a CI or build file of the commit changes."""
     out = []
     for f in files:
@@ -147,5 +147,7 @@ def file_bumps(
             before, after = pin_values(host, old), pin_values(host, new)
             # Sets, not counts: a new job that pins the same version moves nothing.
             if after and before and set(before) != set(after):
-                out.append(host)
+                old_values = ", ".join(sorted(set(before) - set(after)) or sorted(before))
+                new_values = ", ".join(sorted(set(after) - set(before)) or sorted(after))
+                out.append(HostBump(host, f.path, old_values, new_values))
     return out

@@ -99,7 +99,7 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     if host:
         return ChangeType.DEPENDENCIES, rule("t_host_pin", name=host)
     if facts.host_bumps:
-        return ChangeType.DEPENDENCIES, rule("t_host_bump", name=facts.host_bumps[0])
+        return ChangeType.DEPENDENCIES, rule("t_host_bump", name=facts.host_bumps[0].name)
     for kinds, ctype in _ONLY_KINDS:
         if facts.only(*kinds):
             if ctype is ChangeType.DEPENDENCIES and _release_only(title, facts):
@@ -306,9 +306,14 @@ def decide(commit: Commit, facts: Facts) -> Verdict:
     """
     ctype, type_reason = classify_type(commit.title, facts)
     host = reach.host_pin(facts) if ctype is ChangeType.DEPENDENCIES else None
-    host = host or (facts.host_bumps[0] if facts.host_bumps and not facts.is_revert else None)
     if host:
         return Verdict(ctype, type_reason, Importance.HIGH, [rule("r_host_pin", name=host)])
+    if facts.host_bumps and not facts.is_revert:
+        bumps = [
+            rule("r_host_bump", name=b.name, old=b.old, new=b.new, path=b.path)
+            for b in facts.host_bumps[:3]
+        ]
+        return Verdict(ctype, type_reason, Importance.HIGH, bumps)
     importance, reasons = _base_level(ctype, commit.title, facts)
     low_only = facts.only(*LOW_KINDS)
     removed, moved = reach.public_removals(facts)

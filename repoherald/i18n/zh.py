@@ -155,6 +155,7 @@ CATALOGUE: dict[str, str] = {
     "rule.r_low_only_wins": "虽有严重性信号，但只改动了{kinds}文件，不影响运行时",
     "rule.r_low_only": "只改动了{kinds}文件",
     "rule.r_narrow": "仅限于 {scope}：最多为中",
+    "rule.r_host_bump": "宿主框架 `{name}` 从 `{old}` 改为 `{new}`（`{path}`）",
     "rule.r_host_pin": "升级了宿主框架 `{name}` 的固定版本",
     "rule.r_moved": "是移动而非删除：{names}",
     "rule.r_body_severity": "描述提到故障（“{word}”）且影响面广（“{scope}”）",

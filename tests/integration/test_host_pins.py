@@ -162,6 +162,15 @@ def test_a_moved_host_pin_is_high_whatever_the_tag(
     assert "`vllm`" in reasons, "the reason names the host"
 
 
+def test_the_reason_names_the_versions_and_the_file(plugin_day: dict[str, dict[str, Any]]) -> None:
+    reasons = verdict(plugin_day, "chore: add support for vllm v0.11.0")[2]
+    assert "from `==0.10.0` to `==0.11.0` in `pyproject.toml`" in reasons, reasons
+    reasons = verdict(plugin_day, "[CI] Test against the next vLLM")[2]
+    assert "from `v0.10.0` to `v0.11.0` in `.github/workflows/test.yml`" in reasons, reasons
+    reasons = verdict(plugin_day, "[Build] Move the image to a newer vLLM")[2]
+    assert f"from `{OLD_SHA}` to `{NEW_SHA}` in `docker/Dockerfile`" in reasons, reasons
+
+
 def test_a_value_that_is_no_version_is_no_pin(plugin_day: dict[str, dict[str, Any]]) -> None:
     _, importance, reasons = verdict(plugin_day, "[CI] Run the matrix on another device")
     assert importance != "high" and "host framework" not in reasons, reasons
