@@ -16,9 +16,9 @@ import argparse
 import csv
 from pathlib import Path
 
+from bench.goldset import SETS
 from bench.scores import cohen_kappa, confusion
 
-GOLD_DIR = Path(__file__).parent / "gold"
 IMPORTANCE = ("high", "medium", "low")
 
 
@@ -59,11 +59,11 @@ def report(a_rows: list[dict[str, str]], b_rows: list[dict[str, str]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=("gold", "holdout", "holdout2"), default="gold")
+    parser.add_argument("--set", choices=tuple(SETS), default="gold")
     parser.add_argument("--a", type=Path, help="default: the set's labels_A.tsv")
     parser.add_argument("--b", type=Path, help="default: the set's labels_B.tsv")
     args = parser.parse_args(argv)
-    folder = GOLD_DIR.parent / args.set
+    folder = SETS[args.set]
     args.a = args.a or folder / "labels_A.tsv"
     args.b = args.b or folder / "labels_B.tsv"
     print(report(read_labels(args.a), read_labels(args.b)))

@@ -39,7 +39,12 @@ GOLD_DIR = Path(__file__).parent / "gold"
 COMMITS_TSV = GOLD_DIR / "commits.tsv"
 CACHE_PATH = GOLD_DIR / "inputs.jsonl.xz"
 HOLDOUT_DIR = Path(__file__).parent / "holdout"
-SETS = {"gold": GOLD_DIR, "holdout": HOLDOUT_DIR, "holdout2": HOLDOUT_DIR.with_name("holdout2")}
+SETS = {
+    "gold": GOLD_DIR,
+    "holdout": HOLDOUT_DIR,
+    "holdout2": HOLDOUT_DIR.with_name("holdout2"),
+    "holdout3": HOLDOUT_DIR.with_name("holdout3"),
+}
 """Labelled sets by name: ``gold`` is what the rules were developed on; ``holdout``
 holds repositories labelled after the rules were written, to see how they carry over."""
 DEFAULT_MIRRORS = Path("/work/.mirror")
