@@ -208,6 +208,10 @@ class Facts:
     pull_request: PullRequest | None = None
     """The pull request behind the commit, when the source could tell (untrusted text)."""
     host_bumps: tuple[HostBump, ...] = ()
+    env_removed: tuple[str, ...] = ()
+    """Environment variables the project stops reading (:mod:`repoherald.analysis.envvars`)."""
+    env_redefaulted: tuple[tuple[str, str, str], ...] = ()
+    """(variable, old default, new default) of reads whose default changed."""
     """Host frameworks whose pinned version the commit moves
     (:mod:`repoherald.analysis.hostpins`)."""
 
@@ -474,6 +478,8 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         unparsed=tuple(d.get("unparsed", ())),
         pull_request=_pull_from_dict(d.get("pull_request")),
         host_bumps=tuple(HostBump(**b) for b in d.get("host_bumps", ())),
+        env_removed=tuple(d.get("env_removed", ())),
+        env_redefaulted=tuple((str(n), str(o), str(w)) for n, o, w in d.get("env_redefaulted", ())),
     )
 
 

@@ -112,6 +112,10 @@ class BlobApis:
             self._entries.popitem(last=False)
         return entry
 
+    def source(self, oid: str) -> bytes | None:
+        """A Python blob's bytes, from the memory cache when another step read it already."""
+        return self._source(oid)
+
     def _source(self, oid: str) -> bytes | None:
         """A blob's bytes, kept for a while in case another version is derived from it."""
         data = self._sources.get(oid)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from repoherald.analysis import deps, hostpins, pyapi
+from repoherald.analysis import deps, envvars, hostpins, pyapi
 from repoherald.analysis.blobapi import BlobApis, BlobReader
 from repoherald.models import (
     ApiChange,
@@ -380,6 +380,24 @@ class FactsExtractor:
         new = self.apis.api(f.new_blob) if f.new_blob else None
         return old, new
 
+    def _env_changes(self, files: Sequence[FileChange]) -> envvars.EnvChanges:
+        """Environment variables removed or re-defaulted in the commit's Python sources."""
+        old: dict[str, str] = {}
+        new: dict[str, str] = {}
+        for f in files:
+            if not (f.old_blob and f.new_blob) or not f.path.endswith(".py"):
+                continue
+            if file_kind(f.path) != "source" or f.binary:
+                continue
+            before = self.apis.source(f.old_blob)
+            if before is None or not (b"environ" in before or b"getenv" in before):
+                continue
+            after = self.apis.source(f.new_blob)
+            if after is not None:
+                old[f.path] = before.decode("utf-8", "replace")
+                new[f.path] = after.decode("utf-8", "replace")
+        return envvars.changes(old, new) if old else envvars.EnvChanges()
+
     def extract(self, commit: Commit, files: Sequence[FileChange]) -> Facts:
         """Facts for one commit from its metadata and first-parent file changes."""
         info = parse_title(commit.title)
@@ -409,6 +427,7 @@ class FactsExtractor:
                 old_t = self._text(f.old_blob) if f.old_blob else None
                 new_t = self._text(f.new_blob) if f.new_blob else None
                 dep_changes.extend(deps.dependency_changes(f.path, old_t, new_t))
+        env = self._env_changes(files)
         host_bumps: list[HostBump] = []
         if self._hosts:
             host_bumps = hostpins.dependency_bumps(self._hosts, dep_changes)
@@ -438,4 +457,6 @@ class FactsExtractor:
             is_merge=len(commit.parents) > 1,
             unparsed=tuple(unparsed),
             host_bumps=tuple(host_bumps),
+            env_removed=env.removed,
+            env_redefaulted=env.redefaulted,
         )

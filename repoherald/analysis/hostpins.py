@@ -28,6 +28,11 @@ from functools import lru_cache
 
 from repoherald.models import DependencyChange, FileChange, HostBump
 
+PIN_KINDS = ("ci", "build", "deps", "other")
+"""File kinds that may pin the host: workflows, images, manifests, install scripts
+(``install.sh``: ``VLLM_VERSION="0.27.1"``); not docs, tests or source."""
+SCRIPT_SUFFIXES = (".sh", ".bash", ".ps1", ".bat", ".cmd")
+"""Install and setup scripts, which the file kinds count as source."""
 MAX_PIN_FILE_BYTES = 256_000
 """CI and build files larger than this are not read for pins."""
 NOT_HOSTS = frozenset({"python", "py", "the", "awesome", "docs", "my", "open", "llm", "flash"})
@@ -133,10 +138,11 @@ def file_bumps(
     kind_of: Callable[[str], str],
     read_text: Callable[[str], str | None],
 ) -> list[HostBump]:
-    """Hosts whose pinned version a CI or build file of the commit changes."""
+    """Hosts whose pinned version a CI, build, manifest or install file of the commit changes."""
     out = []
     for f in files:
-        if kind_of(f.path) not in ("ci", "build") or not (f.old_blob and f.new_blob):
+        pin_file = kind_of(f.path) in PIN_KINDS or f.path.lower().endswith(SCRIPT_SUFFIXES)
+        if not pin_file or not (f.old_blob and f.new_blob):
             continue
         if f.binary or (f.size or 0) > MAX_PIN_FILE_BYTES:
             continue

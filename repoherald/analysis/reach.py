@@ -38,12 +38,17 @@ NON_PUBLIC_DIRS = frozenset(
     }
 )  # fmt: skip
 """Directories that hold no importable API: removing code there breaks no import."""
+NATIVE_DIRS = frozenset(
+    {"csrc", "third_party", "thirdparty", "3rdparty", "vendor", "vendored", "external", "extern"}
+)
+"""Sources built into extensions or copied from elsewhere: code users run, but no
+modules they import, so a Python file deleted there removes no import path."""
 
 MODEL_FAMILY = re.compile(
     r"\b(llama|qwen|deepseek|ds-?v\d|gemma|mistral|mixtral|glm|granite|phi-?\d|minimax|kimi|"
     r"gpt-?oss|falcon|whisper|llava|internvl|baichuan|chatglm|olmo|jamba|nemotron|"
     r"command-?r|bloom|starcoder|mamba|ernie|hunyuan|pixtral|molmo|idefics|smolvlm|"
-    r"paligemma|siglip|bert|roberta|t5|sam2?)[\w.-]*",
+    r"paligemma|siglip|bert|roberta|t5|sam2?)(?!(?!moe)[a-z])[\w.-]*",
     re.I,
 )
 """A model family named in a title: a fix or feature for it reaches that family only."""
@@ -77,9 +82,11 @@ def is_public_module(path: str) -> bool:
     if not parts or not parts[-1].endswith(".py") or file_kind(path) != "source":
         return False
     for part in parts[:-1]:
-        if part in NON_PUBLIC_DIRS or part.startswith((".", "_")):
+        if part in NON_PUBLIC_DIRS or part in NATIVE_DIRS or part.startswith((".", "_")):
             return False
     leaf = parts[-1]
+    if leaf.removesuffix(".py") in NON_PUBLIC_DIRS:
+        return False  # ``pkg/tests.py``: a module of tests, not of the API
     return leaf == "__init__.py" or not leaf.startswith("_")
 
 
@@ -183,6 +190,34 @@ def dropped_parameter(removed: list[ApiChange], at_least: int = 3) -> tuple[str,
     return best[0], list(dict.fromkeys(best[1]))
 
 
+def removed_modules(facts: Facts) -> list[str]:
+    """Public modules the commit deletes, as dotted names: their import paths break.
+
+    A module whose file name is added elsewhere in the same commit moved.
+    Packages (``__init__.py``) are :func:`removed_packages`.
+    """
+    added = {PurePosixPath(f.path).name for f in facts.files if f.status is FileStatus.ADDED}
+    gone_packages = {
+        PurePosixPath(f.path).parent
+        for f in facts.files
+        if f.status is FileStatus.DELETED and PurePosixPath(f.path).name == "__init__.py"
+    }
+    out = []
+    for f in facts.files:
+        path = PurePosixPath(f.path)
+        if f.status is not FileStatus.DELETED or path.name == "__init__.py":
+            continue
+        if path.parent in gone_packages:
+            continue  # the whole package goes (or moves): :func:`removed_packages` decides
+        if path.name in added or not is_public_module(f.path) or is_opt_in(f.path):
+            continue
+        if _model_dir(f.path):
+            continue  # one model's own helper module: its model's business
+        parts = [p for p in path.with_suffix("").parts if p not in ("src", "lib")]
+        out.append(".".join(parts))
+    return out
+
+
 def removed_packages(facts: Facts) -> list[str]:
     """Public packages the commit deletes (their ``__init__.py`` goes), as dotted names.
 
@@ -216,9 +251,35 @@ def narrow_scope(title: str, facts: Facts, platform_tags: frozenset[str]) -> str
         return model
     if code and all(is_peripheral(p) for p in code):
         return _first_peripheral_dir(code[0])
+    # Changes inside one model's existing directory; a model added whole is a
+    # new model family, which the rubric rates by itself.
+    existing = [f.path for f in facts.files if f.status is not FileStatus.ADDED]
+    models = {_model_dir(p) for p in code}
+    if code and None not in models and set(code) <= set(existing):
+        return sorted(d for d in models if d)[0]
     platforms = {_platform_dir(p, platform_tags) for p in code}
     if code and None not in platforms:
         return sorted(d for d in platforms if d)[0]
+    return None
+
+
+SHARED_MODEL_FILES = frozenset(
+    {"utils", "util", "common", "base", "__init__", "registry", "interfaces", "layers", "modules",
+     "config", "configs", "loader", "model_loader", "helpers"}
+)  # fmt: skip
+"""Files of a ``models/`` directory that every model shares, so not one model's code."""
+
+
+def _model_dir(path: str) -> str | None:
+    """``…/models/<one model>/…`` or ``…/models/<one model>.py``: one model's own code."""
+    parts = _parts(path)
+    for i, part in enumerate(parts[:-1]):
+        if part in ("models", "model_zoo") and i + 1 < len(parts):
+            name = parts[i + 1].removesuffix(".py")
+            if name not in SHARED_MODEL_FILES and not name.startswith("_"):
+                return "/".join(parts[: i + 2]).removesuffix(".py") + (
+                    "/" if i + 2 < len(parts) else ""
+                )
     return None
 
 

@@ -480,7 +480,15 @@ def _raising_signals(
     packages = reach.removed_packages(facts)
     if packages:
         raises.append(rule("r_package_removed", names=names(packages)))
-    if DEFAULT_CHANGE.search(title) and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
+    if facts.env_removed and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
+        raises.append(rule("r_env_removed", names=names(facts.env_removed)))
+    for name, old, new in facts.env_redefaulted[:2]:
+        if ctype not in (ChangeType.DOCS, ChangeType.TESTS):
+            raises.append(rule("r_env_default", name=name, old=old, new=new))
+    modules = reach.removed_modules(facts)
+    if modules and not packages and not DEAD_CODE.search(title):
+        raises.append(rule("r_module_removed", names=names(modules)))
+    if DEFAULT_CHANGE.search(text) and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
         raises.append(rule("r_default"))
     toggle = FLAG_TOGGLE.search(text)
     if toggle and ctype not in (ChangeType.DOCS, ChangeType.TESTS):

@@ -188,7 +188,8 @@ REMOVAL = re.compile(
 )
 DEFAULT_CHANGE = re.compile(
     r"\b(by default|default (to|value|behaviou?r)|change (the )?default|"
-    r"defaults? to|(enable|disable|turn on|turn off)\w* .*default)\b",
+    r"defaults? to|(enable|disable|turn on|turn off)\w* .*default|stop(s|ped)? defaulting|"
+    r"default (on|off))\b|^default\b",
     re.I,
 )
 FLAG_TOGGLE = re.compile(

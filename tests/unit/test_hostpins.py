@@ -43,3 +43,14 @@ def test_values_that_are_no_versions_are_not_pins() -> None:
     text = "VLLM_TARGET_DEVICE=tpu\nVLLM_COMMIT=${{ inputs.commit }}\nvllm_ref: main-branch\n"
     assert pin_values("vllm", text) == {}
     assert pin_values("vllm", "nothing here") == {}
+
+
+def test_an_install_script_pins_the_host() -> None:
+    from repoherald.analysis.facts import file_kind
+    from repoherald.analysis.hostpins import file_bumps
+    from repoherald.models import FileChange, FileStatus
+
+    texts = {"a": 'VLLM_VERSION="0.27.0"\npip install vllm\n', "b": 'VLLM_VERSION="0.27.1"\n'}
+    change = FileChange("install.sh", FileStatus.MODIFIED, None, 1, 1, old_blob="a", new_blob="b")
+    (bump,) = file_bumps(frozenset({"vllm"}), [change], file_kind, texts.get)
+    assert (bump.name, bump.path, bump.old, bump.new) == ("vllm", "install.sh", "0.27.0", "0.27.1")

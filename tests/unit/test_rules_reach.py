@@ -418,3 +418,69 @@ def test_removing_behaviour_from_the_default_path_is_medium() -> None:
     analysis = _run("Remove qwen3.5 from flatten_input", [("pkg/runner.py", M, 0, 1)])
     assert (analysis.change_type, analysis.importance) == (ChangeType.REFACTOR, Importance.MEDIUM)
     assert any("`pkg/runner.py`" in r for r in analysis.reasons), analysis.reasons
+
+
+# -- rules/7, third held-out round: compatibility surface and model paths ---------------
+
+
+def test_deleting_a_public_module_breaks_its_import_path() -> None:
+    shim = "from pkg.checkpointer import CheckpointManager\n"
+    analysis = _run("Remove the legacy pkg.components.checkpoint import path",
+                    [("pkg/components/checkpoint.py", D, 0, 1)],
+                    {"pkg/components/checkpoint.py": (shim, "")})  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    assert any("`pkg.components.checkpoint`" in r for r in analysis.reasons), analysis.reasons
+    files = [("pkg/components/checkpoint.py", D, 0, 1), ("pkg/ckpt/checkpoint.py", A, 1, 0)]
+    blobs = {"pkg/components/checkpoint.py": (shim, ""), "pkg/ckpt/checkpoint.py": ("", shim)}
+    moved = _run("Move the checkpoint helpers", files, blobs)
+    assert moved.importance is not Importance.HIGH, moved.reasons
+    for path in ("csrc/ops/sampling/build.py", "pkg/models/longcat/system_prompt.py",
+                 "pkg/tests.py"):  # fmt: skip
+        other = _run("Remove a helper", [(path, D, 0, 1)], {path: ("X = 1\n", "")})
+        assert other.importance is not Importance.HIGH, (path, other.reasons)
+
+
+def test_a_word_that_starts_like_a_model_name_is_not_one() -> None:
+    analysis = _run("[Bugfix] Pin sampling to CPU to stop random token corruption",
+                    [("pkg/v1/sampling_batch.py", M, 20, 10)])  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    granite = _run("Fix a crash in GraniteMoe experts", [("pkg/modeling/granitemoe.py", M, 5, 5)])
+    assert granite.importance is Importance.MEDIUM, granite.reasons
+
+
+def test_one_models_directory_is_narrow() -> None:
+    files = [("pkg/models/longcat_image/pipeline.py", M, 30, 5)]
+    analysis = _run("Fix wrong outputs in the edit pipeline", files)
+    assert analysis.importance is Importance.MEDIUM, analysis.reasons
+    shared = _run("Fix wrong outputs in the loader", [("pkg/models/utils.py", M, 30, 5)])
+    assert shared.importance is Importance.HIGH, shared.reasons
+
+
+def test_a_title_that_starts_or_stops_a_default_changes_defaults() -> None:
+    for title in ("Default MLX command-buffer limits on macOS",
+                  "Stop defaulting MLX buffer memory limit"):  # fmt: skip
+        analysis = _run(title, [("pkg/__init__.py", M, 4, 1)])
+        assert analysis.importance is Importance.HIGH, (title, analysis.reasons)
+
+
+def test_environment_variables_removed_or_redefaulted_are_high() -> None:
+    entry = '    "PKG_DEBUG": lambda: os.getenv("PKG_DEBUG"),\n'
+    envs = "import os\nenvironment_variables = {\n" + entry + "}\n"
+    analysis = _run("Remove custom debug config", [("pkg/envs.py", M, 0, 1)],
+                    {"pkg/envs.py": (envs, "import os\nenvironment_variables = {}\n")})  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    assert any("`PKG_DEBUG`" in r for r in analysis.reasons), analysis.reasons
+    before = 'import os\nPIPE = os.getenv("PKG_DECODE_PIPELINE", "0") == "1"\n'
+    analysis = _run("Tidy the decode loop", [("pkg/runner.py", M, 1, 1)],
+                    {"pkg/runner.py": (before, before.replace('"0"', '"1"'))})  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+    assert any("`PKG_DECODE_PIPELINE`" in r and '`"0"`' in r for r in analysis.reasons)
+    # A read that only moves out of a module that is not the registry, or a
+    # platform variable, is no change of the project's surface.
+    moved = _run("Tidy the decode loop", [("pkg/runner.py", M, 0, 1)],
+                 {"pkg/runner.py": (before, "import os\n")})  # fmt: skip
+    assert moved.importance is not Importance.HIGH, moved.reasons
+    cuda = 'import os\nD = os.getenv("CUDA_VISIBLE_DEVICES", "0")\n'
+    platform = _run("Tidy", [("pkg/runner.py", M, 1, 1)],
+                    {"pkg/runner.py": (cuda, cuda.replace('"0"', '""'))})  # fmt: skip
+    assert platform.importance is not Importance.HIGH, platform.reasons
