@@ -164,7 +164,8 @@ SEVERITY = re.compile(
     r"invalid (launch|memory|argument)|illegal (address|instruction)|(lost|loss of) precision|"
     r"precision (loss|issue|bug)|fails? to (compile|launch|start|load)|"
     r"compil(e|ation) (error|failure)|"
-    r"garbage|silent(ly)? (wrong|incorrect|corrupt\w*)|precision|correctness|numerical\w*)\b",
+    r"garbage|silent(ly)? (wrong|incorrect|corrupt\w*)|precision|correctness|numerical\w*|"
+    r"non-?finite|inf/nan|nan/inf)\b",
     re.I,
 )
 SECURITY = re.compile(
