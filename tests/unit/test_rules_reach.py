@@ -311,6 +311,8 @@ def test_wrong_gradients_and_invalid_launches_are_failures() -> None:
         "Fix wrong grad_weight for fused linear cross entropy with reduction='none'",
         "[Fix] Fix invalid launch above 65535 blocks in decode-path kernels",
         "[Fix] Kernels fail to compile under Triton 3.6",
+        "Stop non-finite steps before optimizer updates",
+        "fix(ce): restore true-class gradient precision in low-precision buffers",
     ):
         analysis = _run(title, [("pkg/ops/cross_entropy.py", M, 20, 5)])
         assert (analysis.change_type, analysis.importance) == (
