@@ -17,7 +17,7 @@ Usage::
     .venv/bin/python -m bench.importance --source cache     # what CI can run
     .venv/bin/python -m bench.importance --write-cache      # after changing what facts read
     .venv/bin/python -m bench.importance --errors           # also list every wrong tier
-    .venv/bin/python -m bench.importance --set holdout      # repositories the rules were not written on (also holdout2, holdout3)
+    .venv/bin/python -m bench.importance --set holdout3     # repositories not used to write them
 
 Exit status is 0 whatever the scores: benchmarks inform, they do not gate.
 """
