@@ -21,11 +21,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 _NAME = r"[A-Z][A-Z0-9_]{2,}"
-_READ = re.compile(
-    rf"""(?:getenv|environ\.get|environ\.setdefault)\(\s*["']({_NAME})["']"""
-    rf"""(?:\s*,\s*(?P<default>[^()\n]*?(?:\([^()\n]*\))?[^()\n]*?))?\s*\)"""
-    rf"""|environ\[\s*["']({_NAME})["']\s*\]"""
-)
+_CALL = re.compile(r"(?:getenv|environ\.get|environ\.setdefault)\(|environ\[")
+"""Where a read starts; the name and default are read from the text right after it."""
+_CALL_ARGS = re.compile(rf"""\s*["']({_NAME})["']\s*(,)?""")
+_ITEM = re.compile(rf"""\s*["']({_NAME})["']\s*\]""")
 _REGISTRY_ENTRY = re.compile(rf"""^\s*["']({_NAME})["']\s*:\s*(?:lambda|\()""", re.M)
 REGISTRY_FILES = frozenset({"envs.py", "env.py", "environment.py", "env_vars.py", "envvars.py"})
 """Files where a project declares the variables it reads."""
@@ -48,14 +47,54 @@ class EnvChanges:
 
 
 def reads(text: str) -> dict[str, str | None]:
-    """Variable -> the default its read gives (source text), None when it has none."""
+    """Variable -> the default its read gives (source text), None when it has none.
+
+    ``str.find`` locates each ``getenv``/``environ``, then a short match reads
+    what follows: a regular expression searched over a whole module, thousands
+    of lines in a model runner, cost more than parsing it.
+    """
     out: dict[str, str | None] = {}
-    for m in _READ.finditer(text):
-        name = m.group(1) or m.group(3)
-        default = (m.group("default") or "").strip() or None
-        if name not in out or out[name] is None:
-            out[name] = default
+    for word in ("getenv", "environ"):
+        at = text.find(word)
+        while at != -1:
+            _read_at(text, at, out)
+            at = text.find(word, at + len(word))
     return out
+
+
+def _read_at(text: str, at: int, out: dict[str, str | None]) -> None:
+    m = _CALL.match(text, at)
+    if m is None:
+        return
+    start = m.end()
+    if m.group().endswith("["):
+        item = _ITEM.match(text, start)
+        if item and item.group(1) not in out:
+            out[item.group(1)] = None
+        return
+    call = _CALL_ARGS.match(text, start)
+    if call is None:
+        return
+    name = call.group(1)
+    default = _argument(text, call.end()) if call.group(2) else None
+    if name not in out or out[name] is None:
+        out[name] = default
+
+
+def _argument(text: str, start: int, limit: int = 200) -> str | None:
+    """The argument that starts at ``start``, up to its ``,`` or ``)`` at depth zero."""
+    depth = 0
+    for i in range(start, min(len(text), start + limit)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                return text[start:i].strip() or None
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return text[start:i].strip() or None
+    return None
 
 
 def _own(name: str) -> bool:
