@@ -28,9 +28,10 @@ from functools import lru_cache
 
 from repoherald.models import DependencyChange, FileChange, HostBump
 
-PIN_KINDS = ("ci", "build", "deps", "other")
-"""File kinds that may pin the host: workflows, images, manifests, install scripts
-(``install.sh``: ``VLLM_VERSION="0.27.1"``); not docs, tests or source."""
+PIN_KINDS = ("ci", "build", "other")
+"""File kinds that may pin the host: workflows, images, install scripts
+(``install.sh``: ``VLLM_VERSION="0.27.1"``); not docs, tests or source. Manifests
+are :func:`dependency_bumps`'s: it knows a sub-project's from the plugin's own."""
 SCRIPT_SUFFIXES = (".sh", ".bash", ".ps1", ".bat", ".cmd")
 """Install and setup scripts, which the file kinds count as source."""
 MAX_PIN_FILE_BYTES = 256_000
@@ -138,7 +139,7 @@ def file_bumps(
     kind_of: Callable[[str], str],
     read_text: Callable[[str], str | None],
 ) -> list[HostBump]:
-    """Hosts whose pinned version a CI, build, manifest or install file of the commit changes."""
+    """Hosts whose pinned version a CI, build or install file of the commit changes."""
     out = []
     for f in files:
         pin_file = kind_of(f.path) in PIN_KINDS or f.path.lower().endswith(SCRIPT_SUFFIXES)
