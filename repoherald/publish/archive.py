@@ -21,8 +21,10 @@ section), and a target whose twin names another identity is an error.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
@@ -40,7 +42,7 @@ from repoherald.publish.base import (
     join_identities,
     same_identity,
 )
-from repoherald.publish.index import ArchiveIndex, entry_from_report
+from repoherald.publish.index import ArchiveIndex, IndexEntry, entry_from_report
 from repoherald.publish.layout import report_path, safe_component, template_validator
 from repoherald.redact import redact
 
@@ -81,6 +83,8 @@ class ArchivePublisher:
     def __init__(self, options: ArchiveOptions) -> None:
         self.options = options
         self._index = ArchiveIndex(options.out, options.index_lang or options.lang)
+        self._held: dict[str, IndexEntry] | None = None
+        """Index entries of the reports written inside :meth:`batch`, not yet in the index."""
 
     @classmethod
     def env_vars(cls, options: Any) -> tuple[str, ...]:
@@ -108,10 +112,42 @@ class ArchivePublisher:
             write_files([(json_path, json_data), (md_path, md_data)])
         if self.options.index:
             rel_json = json_path.relative_to(self.options.out).as_posix()
-            self._index.update({rel_json: entry_from_report(item.report, rel_json, len(json_data))})
+            entry = entry_from_report(item.report, rel_json, len(json_data))
+            if self._held is not None:
+                self._held[rel_json] = entry
+            else:
+                self._index.update({rel_json: entry})
         rel = md_path.relative_to(self.options.out).as_posix()
         status = Status.UNCHANGED if previous == new_hash else Status.SENT
         return Delivery(status, rel, new_hash, f"archive: {rel}", (md_path, json_path))
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Within, reports are written as they come and the index once, on leaving.
+
+        Rebuilding the index walks the archive and rewrites two files; a run of
+        thirty days did it thirty times. It is rebuilt on leaving even when the
+        body fails, so the days written before the failure are listed (and the
+        body's error is the one raised). A kill inside leaves the index behind
+        by the days written since entering: the next rebuild, which walks the
+        whole archive, lists them.
+        """
+        if self._held is not None:
+            yield  # already batching: the outer batch writes the index
+            return
+        self._held = {}
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(PublishError):
+                self._release_index()
+            raise
+        self._release_index()
+
+    def _release_index(self) -> None:
+        held, self._held = self._held, None
+        if held:
+            self._index.update(held)
 
     def _previous_hash(self, item: Publication, md_path: Path, json_path: Path) -> str | None:
         """The content hash of the pair already at the target, after checking whose it is."""

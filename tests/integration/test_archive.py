@@ -362,6 +362,37 @@ def test_index_lists_every_report_newest_first_with_working_links(
     assert len([link for link in links if link.endswith(".md")]) == 8
 
 
+def test_a_batch_writes_every_report_at_once_and_the_index_on_leaving(
+    archive: ArchivePublisher,
+) -> None:
+    out = archive.options.out
+    days = [DAY - timedelta(days=n) for n in range(3)]
+    with archive.batch():
+        for d in days:
+            md, js = archive.publish(item(day=d)).paths
+            assert md.is_file() and js.is_file(), "each report is in place when publish returns"
+        assert not (out / "index.json").exists() and not (out / "index.md").exists()
+    index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
+    assert [e["date"] for e in index] == [d.isoformat() for d in days]
+    assert len(index_links((out / "index.md").read_text(encoding="utf-8"))) == 6
+    assert temps(out) == []
+
+
+def test_a_batch_that_fails_still_lists_the_days_written_before(
+    archive: ArchivePublisher,
+) -> None:
+    out = archive.options.out
+    blocked, _ = archive.paths(item(day=DAY))
+    blocked.mkdir(parents=True)  # a directory where the last report should go
+    with pytest.raises(PublishError) as err, archive.batch():
+        for n in (2, 1, 0):
+            archive.publish(item(day=DAY - timedelta(days=n)))
+    assert str(blocked) in str(err.value), "the failed write is the error raised"
+    index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
+    assert [e["date"] for e in index] == [str(DAY - timedelta(days=1)), str(DAY - timedelta(2))]
+    assert temps(out) == []
+
+
 def test_index_of_a_report_that_failed_to_read_says_so(archive: ArchivePublisher) -> None:
     archive.publish(combined("proj", [("proj", "/src/proj", 0, 0)], error="cannot clone"))
     md = (archive.options.out / "index.md").read_text(encoding="utf-8")
