@@ -12,7 +12,10 @@ The memory cache lives for one run. A daily run's first version of a file
 is the version the day before wrote, so a :data:`Shelf` (the store, by blob
 SHA: :mod:`repoherald.store.blobapis`) is asked on a memory miss before
 parsing, and what a run parses or derives is handed back by
-:meth:`BlobApis.take_fresh` for the store to keep.
+:meth:`BlobApis.take_fresh` for the store to keep. Only the newest version
+of each path is handed back (:meth:`BlobApis.written` says which that is):
+a version a later commit of the run replaced is never a "before" again, and
+encoding and storing every one cost a first run more than it saved.
 """
 
 from __future__ import annotations
@@ -59,7 +62,14 @@ class BlobApis:
         self.shelf = shelf
         """Asked on a memory miss before parsing (the store); set per day by the pipeline."""
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._unsaved: set[str] = set()
+        """Blobs parsed or derived here (and readable), not yet handed to the store."""
+        self._newest: dict[str, str] = {}
+        """Each path's newest version written in this run, by :meth:`written`."""
+        self._paths_of: Counter[str] = Counter()
+        """How many paths' newest version each blob is (an empty file is many's)."""
         self._fresh: dict[str, _Entry] = {}
+        """The unsaved entries that are some path's newest version: what the store gets."""
         self._sources: OrderedDict[str, bytes] = OrderedDict()
         self._sources_size = 0
         self.stats: Counter[str] = Counter()
@@ -85,9 +95,40 @@ class BlobApis:
             new = self._derive(old_oid, old, new_oid)
         return old[0], new[0]
 
+    def written(self, path: str, oid: str | None, old_path: str | None = None) -> None:
+        """Say that a commit made ``oid`` the version of ``path`` (None: deleted or unparsable).
+
+        Called after the commit's APIs were asked for, so the entry of ``oid``
+        is at hand; it is held for :meth:`take_fresh` until a later commit
+        replaces it. ``old_path`` is the path a rename moved the file from.
+        """
+        if self.shelf is None:
+            return  # nothing will take them
+        if old_path and old_path != path:
+            self._drop(old_path)
+        self._drop(path)
+        if not oid:
+            return
+        self._newest[path] = oid
+        self._paths_of[oid] += 1
+        entry = self._entries.get(oid)
+        if oid in self._unsaved and entry is not None:
+            self._fresh[oid] = entry
+
+    def _drop(self, path: str) -> None:
+        oid = self._newest.pop(path, None)
+        if oid is None:
+            return
+        self._paths_of[oid] -= 1
+        if self._paths_of[oid] <= 0:
+            del self._paths_of[oid]
+            self._fresh.pop(oid, None)
+
     def take_fresh(self) -> list[tuple[str, _Entry]]:
-        """Entries parsed or derived since the last call, for the store to keep."""
+        """The newest version of each path, parsed or derived since the last call, for the
+        store to keep."""
         fresh, self._fresh = list(self._fresh.items()), {}
+        self._unsaved.difference_update(oid for oid, _ in fresh)
         return fresh
 
     def _cached(self, oid: str) -> _Entry | None:
@@ -103,7 +144,7 @@ class BlobApis:
 
     def _remember(self, oid: str, entry: _Entry, *, fresh: bool = True) -> _Entry:
         if fresh and self.shelf is not None:  # kept only while something will take them
-            self._fresh[oid] = entry
+            self._unsaved.add(oid)
         self._entries[oid] = entry
         if len(self._entries) > API_CACHE_SIZE:
             # Least recently used first: the blob a commit writes is the one

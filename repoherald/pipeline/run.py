@@ -25,7 +25,7 @@ from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
 from repoherald.models import DayReport, DownstreamCheck, Entry, Importance, RepoSection, Text
-from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm
+from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm, keep_parses
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import Publication, join_identities, source_identity
@@ -222,6 +222,9 @@ def _run(
     finally:
         for st in states:
             if st.source is not None:
+                # Also after a failure: the days analysed before it are saved, and
+                # the next run starts from their last versions.
+                keep_parses(st, store)
                 st.source.close()
 
 
