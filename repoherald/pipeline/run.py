@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -312,6 +313,22 @@ def _analysers(
     return (rules.name,)
 
 
+def _landed(
+    store: Store,
+    name: str,
+    lang: str,
+    summary: DaySummary,
+    high: int,
+    markdown: str,
+    summaries: list[DaySummary],
+) -> None:
+    """A day's pair is in place: the store records it (``run`` catches up after the newest
+    recorded day, so a pair that failed to land must not be), and the run counts it."""
+    md_path = summary.paths[0]
+    store.record_report(name, summary.day, lang, summary.commits, high, str(md_path), markdown)
+    summaries.append(summary)
+
+
 def _report_days(
     settings: Settings,
     store: Store,
@@ -335,7 +352,6 @@ def _report_days(
             }
         )
     )
-    written: list[Path] = []
     summaries: list[DaySummary] = []
     # The index is rebuilt once, after the last day (or the failure).
     with archive.batch():
@@ -390,14 +406,13 @@ def _report_days(
                 markdown, twin = render_markdown(view), render_json(view)
             identity = join_identities([s.identity for s in sections])
             item = Publication(name, identity, d, settings.lang, markdown, twin, report)
-            with events.stage("publish", day=d):
-                md_path, json_path = archive.publish(item).paths
-            written.extend([md_path, json_path])
+            summary = DaySummary(d, len(report.entries), archive.paths(item))
             high = sum(e.analysis.importance is Importance.HIGH for e in report.entries)
-            store.record_report(
-                name, d, settings.lang, len(report.entries), high, str(md_path), markdown
+            landed = partial(
+                _landed, store, name, settings.lang, summary, high, markdown, summaries
             )
-            summaries.append(DaySummary(d, len(report.entries), (md_path, json_path)))
+            with events.stage("publish", day=d):
+                archive.publish(item, landed)
     for st in states:
         failures.extend(st.failures)
         if st.downstream is not None:
@@ -405,7 +420,7 @@ def _report_days(
     if llm is not None and llm.unavailable:
         failures.append(llm.unavailable_line())
     return RunResult(
-        written=written,
+        written=[path for summary in summaries for path in summary.paths],
         days=summaries,
         failures=failures,
         analysed=sum(st.analysed for st in states),

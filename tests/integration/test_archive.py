@@ -362,34 +362,46 @@ def test_index_lists_every_report_newest_first_with_working_links(
     assert len([link for link in links if link.endswith(".md")]) == 8
 
 
-def test_a_batch_writes_every_report_at_once_and_the_index_on_leaving(
+def test_a_batch_lands_every_pair_in_order_and_the_index_on_leaving(
     archive: ArchivePublisher,
 ) -> None:
     out = archive.options.out
-    days = [DAY - timedelta(days=n) for n in range(3)]
+    days = [DAY - timedelta(days=n) for n in range(4)]
+    landed: list[date] = []
+    archive.publish(item(day=days[3]))  # outside a batch: written at once, index too
+    assert (out / "index.json").is_file()
     with archive.batch():
         for d in days:
-            md, js = archive.publish(item(day=d)).paths
-            assert md.is_file() and js.is_file(), "each report is in place when publish returns"
-        assert not (out / "index.json").exists() and not (out / "index.md").exists()
+            archive.publish(item(day=d), landed=lambda d=d: landed.append(d))
+        index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
+        assert [e["date"] for e in index] == [str(days[3])], "the index waits for the batch"
+    assert landed == days, "each pair's callback, in the order published"
+    for d in days:
+        md, js = archive.paths(item(day=d))
+        assert md.read_text(encoding="utf-8").startswith(f"# proj {d}") and js.is_file()
     index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
     assert [e["date"] for e in index] == [d.isoformat() for d in days]
-    assert len(index_links((out / "index.md").read_text(encoding="utf-8"))) == 6
+    assert len(index_links((out / "index.md").read_text(encoding="utf-8"))) == 8
     assert temps(out) == []
 
 
-def test_a_batch_that_fails_still_lists_the_days_written_before(
+def test_a_failed_write_in_a_batch_is_raised_and_stops_the_later_ones(
     archive: ArchivePublisher,
 ) -> None:
     out = archive.options.out
-    blocked, _ = archive.paths(item(day=DAY))
-    blocked.mkdir(parents=True)  # a directory where the last report should go
+    first, failing, after = (DAY - timedelta(days=n) for n in (2, 1, 0))
+    blocked, blocked_js = archive.paths(item(day=failing))
+    blocked.mkdir(parents=True)  # a directory where that day's report should go
+    landed: list[date] = []
     with pytest.raises(PublishError) as err, archive.batch():
-        for n in (2, 1, 0):
-            archive.publish(item(day=DAY - timedelta(days=n)))
+        for d in (first, failing, after):
+            archive.publish(item(day=d), landed=lambda d=d: landed.append(d))
     assert str(blocked) in str(err.value), "the failed write is the error raised"
+    assert landed == [first], "no callback for the pair that failed, nor for later ones"
+    assert not blocked_js.exists(), "no half pair"
+    assert not archive.paths(item(day=after))[1].exists(), "nothing written after a failure"
     index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
-    assert [e["date"] for e in index] == [str(DAY - timedelta(days=1)), str(DAY - timedelta(2))]
+    assert [e["date"] for e in index] == [str(first)], "the index lists what landed"
     assert temps(out) == []
 
 
