@@ -71,6 +71,8 @@ class BlobApis:
         self._fresh: dict[str, _Entry] = {}
         """The unsaved entries that are some path's newest version: what the store gets."""
         self._sources: OrderedDict[str, bytes] = OrderedDict()
+        self._split: dict[str, list[bytes]] = {}
+        """The lines of held sources that were derived from or to (within the same budget)."""
         self._sources_size = 0
         self.stats: Counter[str] = Counter()
         """``parsed``: blobs parsed whole; ``derived``: only their changed statements
@@ -167,9 +169,30 @@ class BlobApis:
         if data is not None and self._incremental:
             self._sources[oid] = data
             self._sources_size += len(data)
-            while self._sources_size > SOURCE_CACHE_BYTES:
-                self._sources_size -= len(self._sources.popitem(last=False)[1])
+            self._shrink()
         return data
+
+    def _lines(self, oid: str, data: bytes) -> list[bytes]:
+        """The lines of a blob, split once while its bytes are held.
+
+        A large file edited by many commits was split twice per edit, as the
+        new side and then as the next edit's known side.
+        """
+        lines = self._split.get(oid)
+        if lines is None:
+            lines = data.splitlines(keepends=True)
+            if oid in self._sources:
+                self._split[oid] = lines
+                self._sources_size += len(data)  # about what the list of lines adds
+                self._shrink()
+        return lines
+
+    def _shrink(self) -> None:
+        while self._sources_size > SOURCE_CACHE_BYTES:
+            oid, data = self._sources.popitem(last=False)
+            self._sources_size -= len(data)
+            if self._split.pop(oid, None) is not None:
+                self._sources_size -= len(data)
 
     def _parse(self, oid: str, data: bytes | None = None) -> _Entry:
         if data is None:
@@ -188,7 +211,10 @@ class BlobApis:
         known_data = self._source(known_oid) if outline is not None else None
         if outline is None or data is None or known_data is None:
             return self._parse(oid, data)
-        derived = pyoutline.derive(outline, known_data, data, MAX_PARSE_BYTES)
+        lines = None
+        if len(data) <= MAX_PARSE_BYTES:
+            lines = self._lines(known_oid, known_data), self._lines(oid, data)
+        derived = pyoutline.derive(outline, known_data, data, MAX_PARSE_BYTES, lines)
         if derived is None:
             return self._parse(oid, data)
         self.stats["derived"] += 1
