@@ -7,7 +7,9 @@ template ``{year}/{name}/{date}`` by default (the old tool's layout), and
 Order of writes, so a kill at any point leaves a readable archive: both
 texts are rendered before the archive is called; both temporary files are
 written and synced; then the ``.json`` is renamed into place, then the
-``.md``, then the index is rebuilt. A kill can therefore leave the new
+``.md``, then the index is rebuilt (inside :meth:`ArchivePublisher.batch`,
+as ``run`` writes, the pairs are written on a thread in the order given and
+the index once, at the end). A kill can therefore leave the new
 ``.json`` beside the old ``.md`` (or beside none, for a new day), which the
 next run of that day replaces — but never a ``.md`` without its ``.json``.
 Temporary files of a killed writer are removed by the next write into the
