@@ -281,3 +281,19 @@ def test_a_run_of_many_days_keeps_only_each_paths_last_version(
     git_repo.commit("day 5", when=datetime(2026, 3, 5, 9, tzinfo=UTC))
     _, stats = _run_day(git_repo, home, date(2026, 3, 5))
     assert stats == Counter(shelved=2, derived=2), stats
+
+
+def test_a_file_back_at_an_earlier_version_keeps_that_version_once() -> None:
+    old, new = "a" * 40, "b" * 40
+    blobs = {old: b"def f(x):\n    return 1\n", new: b"def f(x, y):\n    return 2\n"}
+    apis = blobapi.BlobApis(blobs.get, shelf=lambda oid: None)
+    apis.pair(old, new)
+    apis.written("m.py", new)
+    apis.pair(new, old)  # a revert: the first version is the newest again
+    apis.written("m.py", old)
+    fresh = apis.take_fresh()
+    assert [oid for oid, _ in fresh] == [old]
+    assert fresh[0][1][0] == {"f": ("function", "(x)")}
+    assert apis.take_fresh() == [], "handed to the store once"
+    apis.written("n.py", new)  # another file with the second version's content
+    assert [oid for oid, _ in apis.take_fresh()] == [new]
