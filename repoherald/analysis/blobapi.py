@@ -12,7 +12,10 @@ The memory cache lives for one run. A daily run's first version of a file
 is the version the day before wrote, so a :data:`Shelf` (the store, by blob
 SHA: :mod:`repoherald.store.blobapis`) is asked on a memory miss before
 parsing, and what a run parses or derives is handed back by
-:meth:`BlobApis.take_fresh` for the store to keep.
+:meth:`BlobApis.take_fresh` for the store to keep. Only the newest version
+of each path is handed back (:meth:`BlobApis.written` says which that is):
+a version a later commit of the run replaced is never a "before" again, and
+encoding and storing every one cost a first run more than it saved.
 """
 
 from __future__ import annotations
@@ -59,8 +62,17 @@ class BlobApis:
         self.shelf = shelf
         """Asked on a memory miss before parsing (the store); set per day by the pipeline."""
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._unsaved: set[str] = set()
+        """Blobs parsed or derived here (and readable), not yet handed to the store."""
+        self._newest: dict[str, str] = {}
+        """Each path's newest version written in this run, by :meth:`written`."""
+        self._paths_of: Counter[str] = Counter()
+        """How many paths' newest version each blob is (an empty file is many's)."""
         self._fresh: dict[str, _Entry] = {}
+        """The unsaved entries that are some path's newest version: what the store gets."""
         self._sources: OrderedDict[str, bytes] = OrderedDict()
+        self._split: dict[str, list[bytes]] = {}
+        """The lines of held sources that were derived from or to (within the same budget)."""
         self._sources_size = 0
         self.stats: Counter[str] = Counter()
         """``parsed``: blobs parsed whole; ``derived``: only their changed statements
@@ -85,9 +97,40 @@ class BlobApis:
             new = self._derive(old_oid, old, new_oid)
         return old[0], new[0]
 
+    def written(self, path: str, oid: str | None, old_path: str | None = None) -> None:
+        """Say that a commit made ``oid`` the version of ``path`` (None: deleted or unparsable).
+
+        Called after the commit's APIs were asked for, so the entry of ``oid``
+        is at hand; it is held for :meth:`take_fresh` until a later commit
+        replaces it. ``old_path`` is the path a rename moved the file from.
+        """
+        if self.shelf is None:
+            return  # nothing will take them
+        if old_path and old_path != path:
+            self._drop(old_path)
+        self._drop(path)
+        if not oid:
+            return
+        self._newest[path] = oid
+        self._paths_of[oid] += 1
+        entry = self._entries.get(oid)
+        if oid in self._unsaved and entry is not None:
+            self._fresh[oid] = entry
+
+    def _drop(self, path: str) -> None:
+        oid = self._newest.pop(path, None)
+        if oid is None:
+            return
+        self._paths_of[oid] -= 1
+        if self._paths_of[oid] <= 0:
+            del self._paths_of[oid]
+            self._fresh.pop(oid, None)
+
     def take_fresh(self) -> list[tuple[str, _Entry]]:
-        """Entries parsed or derived since the last call, for the store to keep."""
+        """The newest version of each path, parsed or derived since the last call, for the
+        store to keep."""
         fresh, self._fresh = list(self._fresh.items()), {}
+        self._unsaved.difference_update(oid for oid, _ in fresh)
         return fresh
 
     def _cached(self, oid: str) -> _Entry | None:
@@ -103,7 +146,7 @@ class BlobApis:
 
     def _remember(self, oid: str, entry: _Entry, *, fresh: bool = True) -> _Entry:
         if fresh and self.shelf is not None:  # kept only while something will take them
-            self._fresh[oid] = entry
+            self._unsaved.add(oid)
         self._entries[oid] = entry
         if len(self._entries) > API_CACHE_SIZE:
             # Least recently used first: the blob a commit writes is the one
@@ -126,9 +169,30 @@ class BlobApis:
         if data is not None and self._incremental:
             self._sources[oid] = data
             self._sources_size += len(data)
-            while self._sources_size > SOURCE_CACHE_BYTES:
-                self._sources_size -= len(self._sources.popitem(last=False)[1])
+            self._shrink()
         return data
+
+    def _lines(self, oid: str, data: bytes) -> list[bytes]:
+        """The lines of a blob, split once while its bytes are held.
+
+        A large file edited by many commits was split twice per edit, as the
+        new side and then as the next edit's known side.
+        """
+        lines = self._split.get(oid)
+        if lines is None:
+            lines = data.splitlines(keepends=True)
+            if oid in self._sources:
+                self._split[oid] = lines
+                self._sources_size += len(data)  # about what the list of lines adds
+                self._shrink()
+        return lines
+
+    def _shrink(self) -> None:
+        while self._sources_size > SOURCE_CACHE_BYTES:
+            oid, data = self._sources.popitem(last=False)
+            self._sources_size -= len(data)
+            if self._split.pop(oid, None) is not None:
+                self._sources_size -= len(data)
 
     def _parse(self, oid: str, data: bytes | None = None) -> _Entry:
         if data is None:
@@ -147,7 +211,10 @@ class BlobApis:
         known_data = self._source(known_oid) if outline is not None else None
         if outline is None or data is None or known_data is None:
             return self._parse(oid, data)
-        derived = pyoutline.derive(outline, known_data, data, MAX_PARSE_BYTES)
+        lines = None
+        if len(data) <= MAX_PARSE_BYTES:
+            lines = self._lines(known_oid, known_data), self._lines(oid, data)
+        derived = pyoutline.derive(outline, known_data, data, MAX_PARSE_BYTES, lines)
         if derived is None:
             return self._parse(oid, data)
         self.stats["derived"] += 1

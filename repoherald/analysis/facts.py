@@ -410,9 +410,11 @@ class FactsExtractor:
             kind = file_kind(f.path)
             if f.path.endswith((".py", ".pyi")) and kind == "source" and not f.is_submodule:
                 if f.binary or f.is_symlink:
+                    self.apis.written(f.path, None, f.old_path)
                     unparsed.append(f.path)
                     continue
                 old, new = self._apis(f)
+                self.apis.written(f.path, f.new_blob or None, f.old_path)
                 if (f.old_blob and old is None) or (f.new_blob and new is None):
                     unparsed.append(f.path)
                     continue

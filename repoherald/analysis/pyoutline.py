@@ -136,17 +136,24 @@ def _parse_whole(source: bytes) -> tuple[PublicApi, Outline | None] | None:
 
 
 def derive(
-    known: Outline, known_source: bytes, other: bytes, max_bytes: int = MAX_BYTES
+    known: Outline,
+    known_source: bytes,
+    other: bytes,
+    max_bytes: int = MAX_BYTES,
+    lines: tuple[list[bytes], list[bytes]] | None = None,
 ) -> Outline | None:
     """The outline of ``other`` from the outline of ``known_source``, or None.
 
     Parses only whole statements around the lines that differ (see the
-    module docstring); None means "parse ``other`` whole".
+    module docstring); None means "parse ``other`` whole". ``lines`` are
+    both sources split by ``splitlines(keepends=True)``, from a caller that
+    keeps them: the version derived now is the known one of the next edit.
     """
     if len(other) > max_bytes or not _plain(known_source) or not _plain(other):
         return None
-    old = known_source.splitlines(keepends=True)
-    new = other.splitlines(keepends=True)
+    if lines is None:
+        lines = known_source.splitlines(keepends=True), other.splitlines(keepends=True)
+    old, new = lines
     if len(old) != known.lines:
         return None
     with gc_paused():

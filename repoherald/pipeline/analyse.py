@@ -145,17 +145,23 @@ def analyse_day(
     with events.stage("store", name):
         # Commits whose pull request could not be asked for are not cached: the next
         # run asks again instead of keeping them without their PR for good.
-        # The Python blobs parsed today go in the same transaction: tomorrow's
-        # first version of each file is today's last, found here unparsed.
-        store.save(
-            name,
-            [x for x in to_save if x[0].sha not in unasked],
-            state.extractor_id,
-            blob_apis=[(oid, apicodec.encode(e)) for oid, e in extractor.apis.take_fresh()],
-            codec=API_CODEC,
-        )
+        store.save(name, [x for x in to_save if x[0].sha not in unasked], state.extractor_id)
     state.analysed += len(to_save)
     return [entries[sha] for sha in order]
+
+
+def keep_parses(state: RepoRun, store: Store) -> None:
+    """Store the parsed Python blobs that the next run will ask for, once, as the run ends.
+
+    Tomorrow's first version of each file is the last one this run wrote, so
+    that is what is kept (:meth:`~repoherald.analysis.blobapi.BlobApis.take_fresh`);
+    a version a later day of the run replaced would never be read.
+    """
+    if state.extractor is None:
+        return
+    fresh = state.extractor.apis.take_fresh()
+    if fresh:
+        store.save_blob_apis([(oid, apicodec.encode(e)) for oid, e in fresh], API_CODEC)
 
 
 def _pull_requests(state: RepoRun, shas: list[str]) -> tuple[dict[str, PullRequest], set[str]]:

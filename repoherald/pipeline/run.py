@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -25,9 +26,9 @@ from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
 from repoherald.models import DayReport, DownstreamCheck, Entry, Importance, RepoSection, Text
-from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm
+from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm, keep_parses
 from repoherald.pipeline.events import Emitter, EventSink
-from repoherald.publish import registry as publishers
+from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import Publication, join_identities, source_identity
 from repoherald.publish.layout import safe_component
 from repoherald.render.json_twin import render_json
@@ -222,6 +223,9 @@ def _run(
     finally:
         for st in states:
             if st.source is not None:
+                # Also after a failure: the days analysed before it are saved, and
+                # the next run starts from their last versions.
+                keep_parses(st, store)
                 st.source.close()
 
 
@@ -309,6 +313,22 @@ def _analysers(
     return (rules.name,)
 
 
+def _landed(
+    store: Store,
+    name: str,
+    lang: str,
+    summary: DaySummary,
+    high: int,
+    markdown: str,
+    summaries: list[DaySummary],
+) -> None:
+    """A day's pair is in place: the store records it (``run`` catches up after the newest
+    recorded day, so a pair that failed to land must not be), and the run counts it."""
+    md_path = summary.paths[0]
+    store.record_report(name, summary.day, lang, summary.commits, high, str(md_path), markdown)
+    summaries.append(summary)
+
+
 def _report_days(
     settings: Settings,
     store: Store,
@@ -323,75 +343,76 @@ def _report_days(
     llm = LlmAnalyser(settings.llm, settings.lang, breaker=llm_breaker) if settings.llm else None
     now = datetime.now(UTC)
     name = _report_name(settings, states)
-    archive = publishers.create(
-        {
-            "type": "archive",
-            "out": settings.out_dir,
-            "path": settings.path_template,
-            "index_lang": settings.lang,  # file names keep zh as the untagged language
-        }
-    ).publisher
-    written: list[Path] = []
+    archive = ArchivePublisher(
+        ArchiveOptions.model_validate(
+            {
+                "out": settings.out_dir,
+                "path": settings.path_template,
+                "index_lang": settings.lang,  # file names keep zh as the untagged language
+            }
+        )
+    )
     summaries: list[DaySummary] = []
-    for d in report_days:
-        window = Window.for_day(d, settings.tz)
-        per_repo: list[list[Entry]] = []
-        for st in states:
-            entries: list[Entry] = []
-            if st.error is None:
-                order = st.by_day.get(d, [])
-                try:
-                    entries = analyse_day(st, settings.lang, rules, store, order, events)
-                except SourceError as exc:
-                    # A source can fail half-way (a used-up GitHub rate limit): as when
-                    # opening, a lone repository fails the run, one of several is marked.
-                    if len(states) == 1:
-                        raise
-                    st.error = str(exc)
-                    failures.append(str(exc))
-            per_repo.append(entries)
-        if llm is not None:
-            per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
-        analysers = _analysers(rules, llm, per_repo)
-        per_repo, checks = _check_downstream(states, per_repo)
-        sections = [
-            RepoSection(
-                st.name,
-                st.branch,
-                st.web_url,
-                tuple(entries),
-                st.error,
-                _notes(st, d),
-                identity=_identity(st),
-                downstream=check,
+    # The index is rebuilt once, after the last day (or the failure).
+    with archive.batch():
+        for d in report_days:
+            window = Window.for_day(d, settings.tz)
+            per_repo: list[list[Entry]] = []
+            for st in states:
+                entries: list[Entry] = []
+                if st.error is None:
+                    order = st.by_day.get(d, [])
+                    try:
+                        entries = analyse_day(st, settings.lang, rules, store, order, events)
+                    except SourceError as exc:
+                        # A source can fail half-way (a used-up GitHub rate limit): as when
+                        # opening, a lone repository fails the run, one of several is marked.
+                        if len(states) == 1:
+                            raise
+                        st.error = str(exc)
+                        failures.append(str(exc))
+                per_repo.append(entries)
+            if llm is not None:
+                per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
+            analysers = _analysers(rules, llm, per_repo)
+            per_repo, checks = _check_downstream(states, per_repo)
+            sections = [
+                RepoSection(
+                    st.name,
+                    st.branch,
+                    st.web_url,
+                    tuple(entries),
+                    st.error,
+                    _notes(st, d),
+                    identity=_identity(st),
+                    downstream=check,
+                )
+                for st, entries, check in zip(states, per_repo, checks, strict=True)
+            ]
+            report = DayReport(
+                day=d,
+                tz_name=settings.tz_name,
+                start=window.start,
+                end=window.end,
+                lang=settings.lang,
+                sections=tuple(sections),
+                analysers=analysers,
+                generated_at=now,
+                version=__version__,
+                as_of=now.astimezone(settings.tz) if d == settings.selection.today else None,
             )
-            for st, entries, check in zip(states, per_repo, checks, strict=True)
-        ]
-        report = DayReport(
-            day=d,
-            tz_name=settings.tz_name,
-            start=window.start,
-            end=window.end,
-            lang=settings.lang,
-            sections=tuple(sections),
-            analysers=analysers,
-            generated_at=now,
-            version=__version__,
-            as_of=now.astimezone(settings.tz) if d == settings.selection.today else None,
-        )
-        with events.stage("render", day=d):
-            view = build_view(report)
-            markdown, twin = render_markdown(view), render_json(view)
-        identity = join_identities([s.identity for s in sections])
-        item = Publication(name, identity, d, settings.lang, markdown, twin, report)
-        with events.stage("publish", day=d):
-            md_path, json_path = archive.publish(item).paths
-        written.extend([md_path, json_path])
-        high = sum(e.analysis.importance is Importance.HIGH for e in report.entries)
-        store.record_report(
-            name, d, settings.lang, len(report.entries), high, str(md_path), markdown
-        )
-        summaries.append(DaySummary(d, len(report.entries), (md_path, json_path)))
+            with events.stage("render", day=d):
+                view = build_view(report)
+                markdown, twin = render_markdown(view), render_json(view)
+            identity = join_identities([s.identity for s in sections])
+            item = Publication(name, identity, d, settings.lang, markdown, twin, report)
+            summary = DaySummary(d, len(report.entries), archive.paths(item))
+            high = sum(e.analysis.importance is Importance.HIGH for e in report.entries)
+            landed = partial(
+                _landed, store, name, settings.lang, summary, high, markdown, summaries
+            )
+            with events.stage("publish", day=d):
+                archive.publish(item, landed)
     for st in states:
         failures.extend(st.failures)
         if st.downstream is not None:
@@ -399,7 +420,7 @@ def _report_days(
     if llm is not None and llm.unavailable:
         failures.append(llm.unavailable_line())
     return RunResult(
-        written=written,
+        written=[path for summary in summaries for path in summary.paths],
         days=summaries,
         failures=failures,
         analysed=sum(st.analysed for st in states),

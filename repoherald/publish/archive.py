@@ -7,7 +7,9 @@ template ``{year}/{name}/{date}`` by default (the old tool's layout), and
 Order of writes, so a kill at any point leaves a readable archive: both
 texts are rendered before the archive is called; both temporary files are
 written and synced; then the ``.json`` is renamed into place, then the
-``.md``, then the index is rebuilt. A kill can therefore leave the new
+``.md``, then the index is rebuilt (inside :meth:`ArchivePublisher.batch`,
+as ``run`` writes, the pairs are written on a thread in the order given and
+the index once, at the end). A kill can therefore leave the new
 ``.json`` beside the old ``.md`` (or beside none, for a new day), which the
 next run of that day replaces — but never a ``.md`` without its ``.json``.
 Temporary files of a killed writer are removed by the next write into the
@@ -21,8 +23,10 @@ section), and a target whose twin names another identity is an error.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar, cast
 
@@ -31,6 +35,7 @@ from pydantic import Field, field_validator
 from repoherald.config.defaults import DEFAULT_LANG, DEFAULT_PATH_TEMPLATE, Lang
 from repoherald.errors import PublishError
 from repoherald.publish.atomic import sweep_stale, write_atomic, write_files
+from repoherald.publish.background import OrderedWriter
 from repoherald.publish.base import (
     Delivery,
     Publication,
@@ -40,7 +45,7 @@ from repoherald.publish.base import (
     join_identities,
     same_identity,
 )
-from repoherald.publish.index import ArchiveIndex, entry_from_report
+from repoherald.publish.index import ArchiveIndex, IndexEntry, entry_from_report
 from repoherald.publish.layout import report_path, safe_component, template_validator
 from repoherald.redact import redact
 
@@ -81,6 +86,10 @@ class ArchivePublisher:
     def __init__(self, options: ArchiveOptions) -> None:
         self.options = options
         self._index = ArchiveIndex(options.out, options.index_lang or options.lang)
+        self._held: dict[str, IndexEntry] | None = None
+        """Index entries of the reports written inside :meth:`batch`, not yet in the index."""
+        self._writer: OrderedWriter | None = None
+        """Writes the pairs inside :meth:`batch`."""
 
     @classmethod
     def env_vars(cls, options: Any) -> tuple[str, ...]:
@@ -93,25 +102,91 @@ class ArchivePublisher:
         md = report_path(o.out, o.path, item.name, item.day, "md", tag)
         return md, report_path(o.out, o.path, item.name, item.day, "json", tag)
 
-    def publish(self, item: Publication) -> Delivery:
+    def publish(self, item: Publication, landed: Callable[[], None] | None = None) -> Delivery:
+        """Write ``item``'s pair (unless unchanged), then call ``landed``.
+
+        Inside :meth:`batch` the pair is written on a thread and ``landed`` is
+        called by a later call (or on leaving) once the pair is in place; it
+        is never called for a pair that could not be written.
+        """
         if item.report is None:
             raise PublishError("archive: needs the analysed report: write it with `repoherald run`")
         md_path, json_path = self.paths(item)
+        if self._writer is not None:
+            self._writer.landed(wait_for=(md_path, json_path))
         md_data, json_data = item.markdown.encode("utf-8"), item.json.encode("utf-8")
         previous = self._previous_hash(item, md_path, json_path)
         new_hash = content_hash_bytes(md_data, json_data)
         sweep_stale(md_path.parent)
-        if previous != new_hash:
-            # An unchanged report is left as it is: a re-run does not touch the
-            # files (nor their "generated" line), so an archive kept in git
-            # shows no change and no fsync is spent on it.
-            write_files([(json_path, json_data), (md_path, md_data)])
-        if self.options.index:
-            rel_json = json_path.relative_to(self.options.out).as_posix()
-            self._index.update({rel_json: entry_from_report(item.report, rel_json, len(json_data))})
+        # An unchanged report is left as it is: a re-run does not touch the
+        # files (nor their "generated" line), so an archive kept in git
+        # shows no change and no fsync is spent on it.
+        files = [(json_path, json_data), (md_path, md_data)] if previous != new_hash else []
+        rel_json = json_path.relative_to(self.options.out).as_posix()
+        entry = entry_from_report(item.report, rel_json, len(json_data))
+
+        def then() -> None:
+            if self.options.index:
+                if self._held is not None:
+                    self._held[rel_json] = entry
+                else:
+                    self._index.update({rel_json: entry})
+            if landed is not None:
+                landed()
+
+        if self._writer is not None:
+            self._writer.submit(files, then)
+        else:
+            if files:
+                write_files(files)
+            then()
         rel = md_path.relative_to(self.options.out).as_posix()
         status = Status.UNCHANGED if previous == new_hash else Status.SENT
         return Delivery(status, rel, new_hash, f"archive: {rel}", (md_path, json_path))
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Within, reports are written on a thread and the index once, on leaving.
+
+        The pairs are written in the order published, on one thread
+        (:class:`~repoherald.publish.background.OrderedWriter`): their fsyncs
+        wait on the disk while the caller renders the next day. A failed write
+        is raised by the next :meth:`publish` or on leaving; later pairs are
+        not written. Rebuilding the index walks the archive and rewrites two
+        files; a run of thirty days did it thirty times. It is rebuilt on
+        leaving even when the body fails, so the days written before the
+        failure are listed (and the body's error is the one raised). A kill
+        inside leaves the index behind by the days written since entering:
+        the next rebuild, which walks the whole archive, lists them.
+        """
+        if self._held is not None:
+            yield  # already batching: the outer batch writes the index
+            return
+        self._held, self._writer = {}, OrderedWriter()
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(PublishError):
+                self._end_batch()
+            raise
+        self._end_batch()
+
+    def _end_batch(self) -> None:
+        """Wait for the writes, then rebuild the index with the pairs that landed."""
+        writer, self._writer = self._writer, None
+        try:
+            if writer is not None:
+                writer.finish()
+        except BaseException:
+            with contextlib.suppress(PublishError):
+                self._release_index()
+            raise
+        self._release_index()
+
+    def _release_index(self) -> None:
+        held, self._held = self._held, None
+        if held:
+            self._index.update(held)
 
     def _previous_hash(self, item: Publication, md_path: Path, json_path: Path) -> str | None:
         """The content hash of the pair already at the target, after checking whose it is."""

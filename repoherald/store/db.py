@@ -273,30 +273,14 @@ class Store:
         repo: str,
         items: Iterable[tuple[Commit, Facts, Analysis]],
         extractor: str,
-        *,
-        blob_apis: Iterable[tuple[str, Any]] = (),
-        codec: str = "",
     ) -> int:
-        """Store commits, their file changes, facts and analyses in one transaction.
+        """Store commits, their file changes, facts and analyses in one transaction."""
+        items = list(items)
+        return self._best_effort(lambda: self._save(repo, items, extractor), 0)
 
-        ``blob_apis`` (blob SHA, JSON value) are the Python blobs parsed for
-        them, written in the same transaction under ``codec``
-        (see :mod:`repoherald.store.blobapis`).
-        """
-        items, apis = list(items), list(blob_apis)
-        return self._best_effort(lambda: self._save(repo, items, extractor, apis, codec), 0)
-
-    def _save(
-        self,
-        repo: str,
-        items: list[tuple[Commit, Facts, Analysis]],
-        extractor: str,
-        apis: list[tuple[str, Any]],
-        codec: str,
-    ) -> int:
+    def _save(self, repo: str, items: list[tuple[Commit, Facts, Analysis]], extractor: str) -> int:
         c = self.conn
         with self._transaction():
-            blobapis.save(c, codec, apis, datetime.now(UTC).date())
             for commit, facts, analysis in items:
                 sha = commit.sha
                 c.execute(
@@ -370,6 +354,17 @@ class Store:
         self._best_effort(put, None)
 
     # -- parsed Python blobs ------------------------------------------------------
+
+    def save_blob_apis(self, rows: Iterable[tuple[str, Any]], codec: str) -> None:
+        """Keep Python blobs' parses, ``(blob SHA, JSON value)`` under ``codec``, in one
+        transaction (see :mod:`repoherald.store.blobapis`)."""
+        rows = list(rows)
+
+        def op() -> None:
+            with self._transaction():
+                blobapis.save(self.conn, codec, rows, datetime.now(UTC).date())
+
+        self._best_effort(op, None)
 
     def load_blob_api(self, blob: str, codec: str, build: Callable[[Any], T]) -> T | None:
         """A Python blob's cached parse, built by ``build``; None on a miss or ``--no-cache``."""

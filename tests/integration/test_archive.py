@@ -362,6 +362,49 @@ def test_index_lists_every_report_newest_first_with_working_links(
     assert len([link for link in links if link.endswith(".md")]) == 8
 
 
+def test_a_batch_lands_every_pair_in_order_and_the_index_on_leaving(
+    archive: ArchivePublisher,
+) -> None:
+    out = archive.options.out
+    days = [DAY - timedelta(days=n) for n in range(4)]
+    landed: list[date] = []
+    archive.publish(item(day=days[3]))  # outside a batch: written at once, index too
+    assert (out / "index.json").is_file()
+    with archive.batch():
+        for d in days:
+            archive.publish(item(day=d), landed=lambda d=d: landed.append(d))
+        index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
+        assert [e["date"] for e in index] == [str(days[3])], "the index waits for the batch"
+    assert landed == days, "each pair's callback, in the order published"
+    for d in days:
+        md, js = archive.paths(item(day=d))
+        assert md.read_text(encoding="utf-8").startswith(f"# proj {d}") and js.is_file()
+    index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
+    assert [e["date"] for e in index] == [d.isoformat() for d in days]
+    assert len(index_links((out / "index.md").read_text(encoding="utf-8"))) == 8
+    assert temps(out) == []
+
+
+def test_a_failed_write_in_a_batch_is_raised_and_stops_the_later_ones(
+    archive: ArchivePublisher,
+) -> None:
+    out = archive.options.out
+    first, failing, after = (DAY - timedelta(days=n) for n in (2, 1, 0))
+    blocked, blocked_js = archive.paths(item(day=failing))
+    blocked.mkdir(parents=True)  # a directory where that day's report should go
+    landed: list[date] = []
+    with pytest.raises(PublishError) as err, archive.batch():
+        for d in (first, failing, after):
+            archive.publish(item(day=d), landed=lambda d=d: landed.append(d))
+    assert str(blocked) in str(err.value), "the failed write is the error raised"
+    assert landed == [first], "no callback for the pair that failed, nor for later ones"
+    assert not blocked_js.exists(), "no half pair"
+    assert not archive.paths(item(day=after))[1].exists(), "nothing written after a failure"
+    index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
+    assert [e["date"] for e in index] == [str(first)], "the index lists what landed"
+    assert temps(out) == []
+
+
 def test_index_of_a_report_that_failed_to_read_says_so(archive: ArchivePublisher) -> None:
     archive.publish(combined("proj", [("proj", "/src/proj", 0, 0)], error="cannot clone"))
     md = (archive.options.out / "index.md").read_text(encoding="utf-8")

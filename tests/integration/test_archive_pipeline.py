@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 from repoherald.config import build_settings
 from repoherald.errors import ConfigError, PublishError
 from repoherald.pipeline import run
+from repoherald.store.db import Store
 from tests.gitfixture import GitFixture, run_repoherald
 
 DAY = "2025-06-10"
@@ -186,3 +187,32 @@ def test_index_follows_the_report_language(tmp_path: Path) -> None:
     report(tmp_path, repo)  # a zh run rewrites the index in Chinese
     index = (tmp_path / "out" / "index.md").read_text(encoding="utf-8")
     assert index.startswith("# 报告索引\n") and "Report index" not in index
+
+
+def test_a_day_that_cannot_be_written_fails_the_run_and_is_not_recorded(tmp_path: Path) -> None:
+    """The days before it are in place, listed and recorded; the store's newest day (where
+    the service catches up from) is the last one written, so the failed day is tried again."""
+    repo = make_repo(tmp_path / "proj")
+    for day in (11, 12):
+        repo.write("src/app.py", f"def app():\n    return {day}\n")
+        repo.commit(f"fix: day {day}", when=datetime(2025, 6, day, 9, tzinfo=UTC))
+    out = tmp_path / "out"
+    blocked = out / "2025" / "proj" / "2025-06-11.md"
+    blocked.mkdir(parents=True)  # a directory where the second day's report should go
+    settings = build_settings(
+        repos=(str(repo.path),), since=DAY, until="2025-06-12", tz="UTC", out=str(out),
+        home=str(tmp_path / "home"), cwd=tmp_path,
+    )  # fmt: skip
+    with pytest.raises(PublishError) as err:
+        run(settings)
+    assert str(blocked) in str(err.value)
+    assert (out / "2025" / "proj" / f"{DAY}.md").is_file()
+    assert not (out / "2025" / "proj" / "2025-06-12.md").exists()
+    index = json.loads((out / "index.json").read_text(encoding="utf-8"))["reports"]
+    assert [e["date"] for e in index] == [DAY]
+    with Store.open(tmp_path / "home" / "repoherald.db") as store:
+        assert store.latest_report_day("proj") == date(2025, 6, 10)
+    blocked.rmdir()
+    assert run(settings).ok
+    with Store.open(tmp_path / "home" / "repoherald.db") as store:
+        assert store.latest_report_day("proj") == date(2025, 6, 12)

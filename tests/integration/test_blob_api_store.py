@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 
 from bench import goldset
+from repoherald import pipeline
 from repoherald.analysis import apicodec, blobapi, pyoutline
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import build_settings
 from repoherald.models import Facts
-from repoherald.pipeline.analyse import API_CODEC, analyse_day
+from repoherald.pipeline.analyse import API_CODEC, analyse_day, keep_parses
 from repoherald.pipeline.events import Emitter
 from repoherald.pipeline.run import _prepare
 from repoherald.store import blobapis
@@ -159,6 +160,7 @@ def _run_day(
     try:
         with Store.open(settings.db_path, use_cache=use_cache) as store:
             entries = analyse_day(state, "en", RuleAnalyser(), store, state.by_day[day], Emitter())
+            keep_parses(state, store)  # as the run does when it ends
     finally:
         state.source.close()
     assert not state.failures
@@ -166,6 +168,13 @@ def _run_day(
 
 
 DAYS = [date(2026, 3, d) for d in (1, 2, 3)]
+FILES = ("pkg/m0.py", "pkg/m1.py", "pkg/m2.py", "pkg/broken.py")
+
+
+def _versions(git_repo: GitFixture, day: date, paths: tuple[str, ...]) -> set[str]:
+    """Blob SHAs of ``paths`` in the last commit of ``day``."""
+    last = git_repo.text("rev-list", "-1", f"--before={day.isoformat()}T23:59:59Z", "HEAD")
+    return {git_repo.text("rev-parse", f"{last.strip()}:{path}").strip() for path in paths}
 
 
 def _rows(home: Path) -> list[tuple[str, str]]:
@@ -186,7 +195,9 @@ def test_a_new_days_process_parses_nothing_the_day_before_parsed(
     assert stats == Counter(parsed=3 + 3, derived=6)
     kept = _rows(home)
     assert {codec for _, codec in kept} == {API_CODEC}
-    assert len(kept) == 3 + 6 + 3  # the broken file's versions too: they will not parse later
+    # The day's last version of each file, the broken one's too (it will not
+    # parse later either); the versions the day replaced are never read again.
+    assert sorted(blob for blob, _ in kept) == sorted(_versions(git_repo, DAYS[0], FILES))
     for day, expected in zip(DAYS[1:], reference[1:], strict=True):
         facts, stats = _run_day(git_repo, home, day)
         assert facts == expected
@@ -238,3 +249,51 @@ def test_rows_older_than_two_months_are_dropped(memory_store: Store) -> None:
     blobapis.save(conn, "c", [("c" * 40, None)], day + timedelta(days=blobapis.KEEP_DAYS + 1))
     kept = {r[0] for r in conn.execute("SELECT blob FROM blob_apis")}
     assert kept == {"b" * 40, "c" * 40}
+
+
+def test_a_run_of_many_days_keeps_only_each_paths_last_version(
+    git_repo: GitFixture, tmp_path: Path
+) -> None:
+    """Renamed, deleted and identical files included: what the next day can ask for, no more."""
+    _history(git_repo)
+    git_repo.write("pkg/empty_a.py", "")
+    git_repo.write("pkg/empty_b.py", "")
+    git_repo.write("pkg/gone.py", "def gone():\n    pass\n")
+    git_repo.commit("day 4 files", when=datetime(2026, 3, 4, 9, tzinfo=UTC))
+    git_repo.move("pkg/m2.py", "pkg/moved.py")
+    git_repo.remove("pkg/gone.py")
+    git_repo.remove("pkg/empty_b.py")
+    git_repo.commit("day 4 moves", when=datetime(2026, 3, 4, 10, tzinfo=UTC))
+    home = tmp_path / "home"
+    settings = build_settings(
+        repos=(str(git_repo.path),), since="2026-03-01", until="2026-03-04", tz="UTC",
+        lang="en", out=str(home / "out"), home=str(home), no_llm=True, cwd=home,
+    )  # fmt: skip
+    result = pipeline.run(settings)
+    assert result.ok, result.failures
+    last = ("pkg/m0.py", "pkg/m1.py", "pkg/moved.py", "pkg/broken.py", "pkg/empty_a.py")
+    expected = _versions(git_repo, date(2026, 3, 4), last)
+    assert len(expected) == 5
+    assert sorted(blob for blob, _ in _rows(home)) == sorted(expected)
+    # The next day's process finds them: nothing of day 4 is parsed whole again.
+    git_repo.write("pkg/m0.py", (git_repo.path / "pkg/m0.py").read_text() + "X = 1\n")
+    git_repo.write("pkg/empty_a.py", "Y = 2\n")
+    git_repo.commit("day 5", when=datetime(2026, 3, 5, 9, tzinfo=UTC))
+    _, stats = _run_day(git_repo, home, date(2026, 3, 5))
+    assert stats == Counter(shelved=2, derived=2), stats
+
+
+def test_a_file_back_at_an_earlier_version_keeps_that_version_once() -> None:
+    old, new = "a" * 40, "b" * 40
+    blobs = {old: b"def f(x):\n    return 1\n", new: b"def f(x, y):\n    return 2\n"}
+    apis = blobapi.BlobApis(blobs.get, shelf=lambda oid: None)
+    apis.pair(old, new)
+    apis.written("m.py", new)
+    apis.pair(new, old)  # a revert: the first version is the newest again
+    apis.written("m.py", old)
+    fresh = apis.take_fresh()
+    assert [oid for oid, _ in fresh] == [old]
+    assert fresh[0][1][0] == {"f": ("function", "(x)")}
+    assert apis.take_fresh() == [], "handed to the store once"
+    apis.written("n.py", new)  # another file with the second version's content
+    assert [oid for oid, _ in apis.take_fresh()] == [new]

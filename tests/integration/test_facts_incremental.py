@@ -16,7 +16,7 @@ import pytest
 
 from bench import goldset
 from bench.replay import build_repo, load_shapes
-from repoherald.analysis import pyoutline
+from repoherald.analysis import blobapi, pyoutline
 from repoherald.analysis.facts import AreaRules, FactsExtractor, file_kind
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config import build_settings
@@ -76,6 +76,17 @@ def test_gold_history_gives_identical_facts(
     assert facts[True] == facts[False]
     reverse = both_paths(inputs[::-1], gold_inputs[1])
     assert reverse[True] == reverse[False]
+
+
+@pytest.mark.parametrize("budget", [0, 40_000])
+def test_a_small_source_budget_changes_nothing(
+    gold_inputs: tuple[Inputs, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch, budget: int
+) -> None:
+    """Sources and their split lines dropped early (none held, or a file or two): same facts."""
+    monkeypatch.setattr(blobapi, "SOURCE_CACHE_BYTES", budget)
+    inputs = [i for i in gold_inputs[0] if i[0] == "vllm-project/llm-compressor"]
+    facts = both_paths(inputs, gold_inputs[1])
+    assert facts[True] == facts[False]
 
 
 def test_gold_history_derived_outlines_match_whole_parses(

@@ -10,6 +10,7 @@ diff-tree's own output, and with an answer larger than a pipe holds.
 from __future__ import annotations
 
 import dataclasses
+import select
 
 import pytest
 
@@ -77,3 +78,19 @@ def test_a_missing_commit_fails_that_batch_only(git_repo: GitFixture, history: l
             repo.diff_first_parent([ghost])
         after = repo.diff_first_parent([commits[history[1]]])
         assert after == one_shot(repo, [commits[history[1]]])
+
+
+def test_a_request_larger_than_a_pipe_takes_at_once_is_answered_too(
+    git_repo: GitFixture,
+) -> None:
+    """Small requests are written at once, larger ones by a thread: both answers are whole."""
+    shas = []
+    for i in range(60):
+        git_repo.write(f"pkg/m{i % 7}.py", f"X = {i}\n")
+        shas.append(git_repo.commit(f"c{i}", when=f"2026-03-01T10:{i:02d}:00+00:00"))
+    with open_local(str(git_repo.path)) as repo:
+        commits = repo.read_commits(shas)
+        batch = [commits[s] for s in shas]
+        assert len(shas) * 82 > select.PIPE_BUF  # "<sha> <parent>\n" per commit
+        for request in (batch, batch[:3], batch):
+            assert repo.diff_first_parent(request) == one_shot(repo, request)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import select
 import subprocess
 import tempfile
 import threading
@@ -411,8 +412,11 @@ class GitRepo:
 
         diff-tree echoes a line that is not an object name and flushes its
         output, so such a line, with a random part no path can guess, marks
-        where the answer ends. The request is written by a thread while this
-        one reads: a day's diffs can be more than a pipe holds.
+        where the answer ends. A request larger than the pipe surely holds
+        is written by a thread while this one reads: a day's diffs can be more
+        than a pipe holds. A smaller one (most days: 80 bytes a commit) is
+        written at once, as git has read the previous one to its end marker,
+        which leaves the pipe empty.
         """
         if self._diff is None:
             # A file, not a pipe: nobody reads stderr while git runs, and a
@@ -428,8 +432,13 @@ class GitRepo:
         proc = self._diff
         assert proc.stdin is not None and proc.stdout is not None
         mark = b"repoherald-end-of-batch " + secrets.token_hex(16).encode("ascii") + b"\n"
-        writer = threading.Thread(target=_write_all, args=(proc.stdin, request + mark))
-        writer.start()
+        data = request + mark
+        writer = None
+        if len(data) <= select.PIPE_BUF:
+            _write_all(proc.stdin, data)
+        else:
+            writer = threading.Thread(target=_write_all, args=(proc.stdin, data))
+            writer.start()
         out = bytearray()
         fd = proc.stdout.fileno()
         while not out.endswith(mark):
@@ -437,7 +446,8 @@ class GitRepo:
             if not chunk:
                 break
             out += chunk
-        writer.join()
+        if writer is not None:
+            writer.join()
         if not out.endswith(mark):
             stderr = self._diff_stderr()
             self._stop_diff_tree()
