@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from pydantic import ValidationError
 
+from repoherald.analysis import reach
 from repoherald.analysis.signals import LOW_KINDS
 from repoherald.i18n import importance_label, t, type_label
 from repoherald.llm import factcheck
@@ -75,13 +76,22 @@ _ALARM = re.compile(
 
 
 def bound_verdict(answer: ShortAnswer | FullAnswer, job: LlmJob) -> ShortAnswer | FullAnswer:
-    """The facts cap what the model may claim.
+    """The facts bound what the model may claim.
 
     A commit that only touches docs, tests, CI or benchmarks cannot change
     what downstream code runs, whatever its text says, so the model cannot
     raise it above low or give it another type than the files show. This is
-    also what a prompt injected into such a diff would try first.
+    also what a prompt injected into such a diff would try first. The other
+    way round, a commit that moves the pin of the host framework is high
+    whatever the model makes of its title ("chore: …").
     """
+    if (job.facts.host_bumps and not job.facts.is_revert) or reach.host_pin(job.facts):
+        # The plugin moves to another version of its host: a fact read from
+        # the diff, which no wording of the message makes less than high,
+        # even when the pin lives in a CI file (``vllm_lkg.version``).
+        return answer.model_copy(
+            update={"importance": Importance.HIGH, "change_type": job.rules.change_type}
+        )
     if job.facts.only(*LOW_KINDS):
         return answer.model_copy(
             update={"importance": Importance.LOW, "change_type": job.rules.change_type}
