@@ -236,6 +236,15 @@ def _compatibility(facts: Facts) -> Text | None:
         parts.append(rule("in_compat_moved", names=names(moved)))
     if facts.breaking_marker:
         parts.append(rule("in_compat_marker"))
+    for bump in facts.host_bumps[:2]:
+        parts.append(rule("in_compat_host", name=bump.name, old=bump.old, new=bump.new))
+    if facts.env_removed:
+        parts.append(rule("in_compat_env_removed", names=names(facts.env_removed)))
+    for name, old, new in facts.env_redefaulted[:2]:
+        parts.append(rule("in_compat_env_default", name=name, old=old, new=new))
+    modules = reach.removed_modules(facts)
+    if modules:
+        parts.append(rule("in_compat_modules", names=names(modules)))
     if not parts and facts.dependency_changes:
         parts.append(rule("in_compat_deps", deps=dep_list(facts.dependency_changes[:3])))
     return sentences(*parts) if parts else None
@@ -257,6 +266,12 @@ def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
         out.append(_risk("api", names=names(a.name for a in broken)))
     if facts.breaking_marker:
         out.append(_risk("breaking"))
+    if facts.host_bumps:
+        bump = facts.host_bumps[0]
+        out.append(_risk("host", name=bump.name, new=bump.new))
+    if facts.env_removed or facts.env_redefaulted:
+        changed = [*facts.env_removed, *(name for name, _, _ in facts.env_redefaulted)]
+        out.append(_risk("env", names=names(changed)))
     if facts.dependency_changes:
         out.append(_risk("deps", deps=dep_list(facts.dependency_changes[:4])))
     if ctype is ChangeType.REVERT:

@@ -171,6 +171,14 @@ def test_the_reason_names_the_versions_and_the_file(plugin_day: dict[str, dict[s
     assert f"from `{OLD_SHA}` to `{NEW_SHA}` in `docker/Dockerfile`" in reasons, reasons
 
 
+def test_the_write_up_says_what_the_plugin_now_targets(
+    plugin_day: dict[str, dict[str, Any]],
+) -> None:
+    analysis = plugin_day["[CI] Test against the next vLLM"]["analysis"]
+    assert "now targets `vllm` `v0.11.0` (was `v0.10.0`)" in analysis["insights"]["compatibility"]
+    assert any(r["risk"] == "Host framework moved" for r in analysis["risks"]), analysis["risks"]
+
+
 def test_a_value_that_is_no_version_is_no_pin(plugin_day: dict[str, dict[str, Any]]) -> None:
     _, importance, reasons = verdict(plugin_day, "[CI] Run the matrix on another device")
     assert importance != "high" and "host framework" not in reasons, reasons

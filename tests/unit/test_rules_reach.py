@@ -472,6 +472,8 @@ def test_environment_variables_removed_or_redefaulted_are_high() -> None:
                     {"pkg/envs.py": (envs, "import os\nenvironment_variables = {}\n")})  # fmt: skip
     assert analysis.importance is Importance.HIGH, analysis.reasons
     assert any("`PKG_DEBUG`" in r for r in analysis.reasons), analysis.reasons
+    assert "`PKG_DEBUG`" in str(analysis.insights["compatibility"])
+    assert any("`PKG_DEBUG`" in str(r.detail) for r in analysis.risks), analysis.risks
     before = 'import os\nPIPE = os.getenv("PKG_DECODE_PIPELINE", "0") == "1"\n'
     analysis = _run("Tidy the decode loop", [("pkg/runner.py", M, 1, 1)],
                     {"pkg/runner.py": (before, before.replace('"0"', '"1"'))})  # fmt: skip
