@@ -212,6 +212,9 @@ class Facts:
     """Environment variables the project stops reading (:mod:`repoherald.analysis.envvars`)."""
     env_redefaulted: tuple[tuple[str, str, str], ...] = ()
     """(variable, old default, new default) of reads whose default changed."""
+    home_words: tuple[str, ...] = ()
+    """Words of the repository's own name (``vllm-xpu-kernels``: vllm, xpu, kernels):
+    a platform the whole project is for narrows none of its changes."""
     """Host frameworks whose pinned version the commit moves
     (:mod:`repoherald.analysis.hostpins`)."""
 
@@ -479,6 +482,7 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         pull_request=_pull_from_dict(d.get("pull_request")),
         host_bumps=tuple(HostBump(**b) for b in d.get("host_bumps", ())),
         env_removed=tuple(d.get("env_removed", ())),
+        home_words=tuple(d.get("home_words", ())),
         env_redefaulted=tuple((str(n), str(o), str(w)) for n, o, w in d.get("env_redefaulted", ())),
     )
 

@@ -178,7 +178,10 @@ _DOC_NAMES = {
     ".readthedocs.yaml",
     ".readthedocs.yml",
 }
-_TEST_DIRS = {"tests", "test", "testing", "unittests", "unit_tests", "e2e", "__tests__", "spec"}
+_TEST_DIRS = {
+    "tests", "test", "testing", "unittests", "unit_tests", "e2e", "__tests__", "spec", "autotest",
+    "autotests",
+}  # fmt: skip
 _BENCH_DIRS = {"benchmarks", "benchmark", "bench", "benches"}
 _CI_DIRS = {".github", ".buildkite", ".circleci", ".gitlab", ".ci", ".azure-pipelines", ".jenkins"}
 _CI_NAMES = {
@@ -364,6 +367,9 @@ class FactsExtractor:
     ) -> None:
         self._areas = areas
         self._hosts = hosts
+        self._home_words = tuple(
+            sorted({w for name in areas.package_names for w in re.split(r"[-_.]+", name) if w})
+        )
         self._read_blob = read_blob
         self.apis = BlobApis(read_blob, incremental=incremental)
 
@@ -461,4 +467,5 @@ class FactsExtractor:
             host_bumps=tuple(host_bumps),
             env_removed=env.removed,
             env_redefaulted=env.redefaulted,
+            home_words=self._home_words,
         )

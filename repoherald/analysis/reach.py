@@ -197,6 +197,12 @@ def removed_modules(facts: Facts) -> list[str]:
     Packages (``__init__.py``) are :func:`removed_packages`.
     """
     added = {PurePosixPath(f.path).name for f in facts.files if f.status is FileStatus.ADDED}
+    # ``x.py`` that becomes ``x/__init__.py`` keeps its import path.
+    new_packages = {
+        str(PurePosixPath(f.path).parent)
+        for f in facts.files
+        if f.status is FileStatus.ADDED and PurePosixPath(f.path).name == "__init__.py"
+    }
     gone_packages = {
         PurePosixPath(f.path).parent
         for f in facts.files
@@ -206,6 +212,8 @@ def removed_modules(facts: Facts) -> list[str]:
     for f in facts.files:
         path = PurePosixPath(f.path)
         if f.status is not FileStatus.DELETED or path.name == "__init__.py":
+            continue
+        if str(path.with_suffix("")) in new_packages:
             continue
         if path.parent in gone_packages:
             continue  # the whole package goes (or moves): :func:`removed_packages` decides

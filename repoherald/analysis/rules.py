@@ -326,7 +326,9 @@ def decide(commit: Commit, facts: Facts) -> Verdict:
         importance = Importance.MEDIUM
         reasons.append(rule("r_api_medium", names=names(a.name for a in removed)))
     raises = _raising_signals(ctype, commit, facts, removed)
-    narrow = reach.narrow_scope(commit.title, facts, frozenset(PLATFORM_TAGS))
+    # The platform a project is for (vllm-xpu-kernels: xpu) narrows none of its changes.
+    platforms = frozenset(PLATFORM_TAGS) - set(facts.home_words)
+    narrow = reach.narrow_scope(commit.title, facts, platforms)
     if raises and low_only:
         reasons.append(rule("r_low_only_wins", kinds=kinds_text(facts.kinds)))
         importance = Importance.LOW
@@ -466,7 +468,8 @@ def _raising_signals(
         if breaking:
             raises.append(rule("r_label_breaking", label=breaking[0]))
     text = parse_title(title).text
-    if REMOVAL.search(text) and not DEAD_CODE.search(text):
+    low_type = ctype in (ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD)
+    if REMOVAL.search(text) and not DEAD_CODE.search(text) and not low_type:
         raises.append(rule("r_removal"))
     gone = [a.name for a in removed if a.change == "removed"]
     if len(gone) >= 3:

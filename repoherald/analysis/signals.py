@@ -170,7 +170,7 @@ SEVERITY = re.compile(
 )
 SECURITY = re.compile(
     r"\b(security|vulnerab\w*|cve-\d{4}-\d+|(sql|command|code|shell|prompt|header|template|"
-    r"path|xml|ldap|log) injection|xss|csrf|ssrf|"
+    r"path|xml|ldap|log) injection|xss|csrf|ssrf|pickle|unpickl\w*|"
     r"privilege|sandbox escape|rce)\b",
     re.I,
 )

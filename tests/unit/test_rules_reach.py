@@ -488,3 +488,49 @@ def test_environment_variables_removed_or_redefaulted_are_high() -> None:
     platform = _run("Tidy", [("pkg/runner.py", M, 1, 1)],
                     {"pkg/runner.py": (cuda, cuda.replace('"0"', '""'))})  # fmt: skip
     assert platform.importance is not Importance.HIGH, platform.reasons
+
+
+# -- rules/7, fourth held-out round --------------------------------------------------------
+
+
+def _run_in(
+    repo_words: frozenset[str], message: str, files: list[tuple[str, FileStatus, int, int]]
+) -> Analysis:
+    """Like :func:`_run`, for a repository whose package names are ``repo_words``."""
+    who = Person("Dev", "dev@example.com")
+    commit = Commit("a" * 40, ("b" * 40,), who, 0, 0, who, 0, 0, message)
+    changes = [FileChange(p, s, None, a, d) for p, s, a, d in files]
+    extractor = FactsExtractor(AreaRules(package_names=repo_words), lambda oid: None)
+    facts = extractor.extract(commit, changes)
+    return localise_analysis("en", RuleAnalyser().analyse(commit, facts))
+
+
+def test_the_platform_a_project_is_for_narrows_nothing() -> None:
+    files = [("csrc/xpu/attn/paged_decode.cpp", M, 12, 3)]
+    title = "Fix bug: the paged-decode kernel outputs NaN with attention sinks"
+    home = _run_in(frozenset({"vllm-xpu-kernels", "vllm_xpu_kernels"}), title, files)
+    assert home.importance is Importance.HIGH, home.reasons
+    other = _run_in(frozenset({"vllm", "vllm_core"}), title, files)
+    assert other.importance is Importance.MEDIUM, other.reasons
+
+
+def test_a_module_that_becomes_a_package_keeps_its_import_path() -> None:
+    files = [("pkg/prefix_cache.py", D, 0, 300), ("pkg/prefix_cache/__init__.py", A, 10, 0),
+             ("pkg/prefix_cache/trie.py", A, 290, 0)]  # fmt: skip
+    analysis = _run("Modularize the prefix cache", files)
+    assert not any("deletes the public module" in r for r in analysis.reasons), analysis.reasons
+
+
+def test_removal_words_do_not_raise_a_ci_change_and_autotest_is_tests() -> None:
+    files = [
+        ("autotest/interface/test_restful.py", M, 40, 200),
+        (".github/workflows/daily.yml", M, 2, 9),
+    ]
+    analysis = _run("[ci] remove old models and refactor interface testcase", files)
+    assert analysis.importance is Importance.LOW, analysis.reasons
+
+
+def test_replacing_pickle_on_a_wire_is_a_security_fix() -> None:
+    analysis = _run("fix(disagg): use JSON instead of pickle for P2P ZMQ requests",
+                    [("pkg/disagg/p2p.py", M, 20, 12)])  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
