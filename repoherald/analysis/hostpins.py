@@ -36,8 +36,12 @@ SCRIPT_SUFFIXES = (".sh", ".bash", ".ps1", ".bat", ".cmd")
 """Install and setup scripts, which the file kinds count as source."""
 MAX_PIN_FILE_BYTES = 256_000
 """CI and build files larger than this are not read for pins."""
-NOT_HOSTS = frozenset({"python", "py", "the", "awesome", "docs", "my", "open", "llm", "flash"})
-"""Leading words of repository names that name no package a plugin could be built on."""
+NOT_HOSTS = frozenset(
+    {"python", "py", "the", "awesome", "docs", "my", "open", "llm", "flash",
+     "tpu", "gpu", "cpu", "npu", "xpu", "hpu"}
+)  # fmt: skip
+"""Leading words of repository names that name no package a plugin could be built on
+(``tpu-inference`` is built on vLLM and JAX, not on a package called tpu)."""
 DEV_SECTION = re.compile(
     r"\((?:[^)]*\b(?:test|tests|dev|lint|docs?|ci|bench\w*|typing|fmt|style))", re.I
 )

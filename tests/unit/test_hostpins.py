@@ -29,6 +29,7 @@ def test_host_names_come_from_a_plugins_name() -> None:
     assert host_names_for("torch_npu") == {"torch"}
     assert host_names_for("vllm-project/vllm") == frozenset(), "a host is not its own plugin"
     assert host_names_for("fla-org/flash-linear-attention") == frozenset()
+    assert host_names_for("vllm-project/tpu-inference") == frozenset(), "hardware, not a package"
     assert host_names_for("ai/ml-lib") == frozenset(), "too short to name a package"
 
 
