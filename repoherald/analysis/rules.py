@@ -152,6 +152,26 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
     return ChangeType.OTHER, rule("t_none")
 
 
+_SAME_PLATFORM = (
+    frozenset({"ascend", "npu"}),
+    frozenset({"gaudi", "hpu"}),
+    frozenset({"metal", "mps", "mac", "macos"}),
+    frozenset({"rocm", "amd", "hip"}),
+    frozenset({"xpu", "intel"}),
+    frozenset({"neuron", "inferentia", "trainium"}),
+)
+"""Names of one platform: a project named for one is for all of them."""
+
+
+def home_platforms(words: tuple[str, ...]) -> set[str]:
+    """The platform words a project's own name stands for (``vllm-ascend``: ascend, npu)."""
+    home = set(words)
+    for group in _SAME_PLATFORM:
+        if home & group:
+            home |= group
+    return home
+
+
 def _mostly_code(facts: Facts, needs: tuple[str, ...]) -> bool:
     """Most of the change is code, not files of the kinds a low-kind tag names."""
     return _share(facts, needs) < 0.5 and _share(facts, ("source", "build")) >= 0.5
@@ -327,7 +347,7 @@ def decide(commit: Commit, facts: Facts) -> Verdict:
         reasons.append(rule("r_api_medium", names=names(a.name for a in removed)))
     raises = _raising_signals(ctype, commit, facts, removed)
     # The platform a project is for (vllm-xpu-kernels: xpu) narrows none of its changes.
-    platforms = frozenset(PLATFORM_TAGS) - set(facts.home_words)
+    platforms = frozenset(PLATFORM_TAGS) - home_platforms(facts.home_words)
     narrow = reach.narrow_scope(commit.title, facts, platforms)
     if raises and low_only:
         reasons.append(rule("r_low_only_wins", kinds=kinds_text(facts.kinds)))

@@ -512,6 +512,12 @@ def test_the_platform_a_project_is_for_narrows_nothing() -> None:
     assert home.importance is Importance.HIGH, home.reasons
     other = _run_in(frozenset({"vllm", "vllm_core"}), title, files)
     assert other.importance is Importance.MEDIUM, other.reasons
+    # A platform has several names: a project named for one is for all of them.
+    tagged = "[NPU] Fix a crash in the model runner"
+    runner = [("plugin/worker/model_runner.py", M, 9, 3)]
+    ascend = _run_in(frozenset({"vllm-ascend", "vllm_ascend"}), tagged, runner)
+    assert ascend.importance is Importance.HIGH, ascend.reasons
+    assert _run_in(frozenset({"vllm"}), tagged, runner).importance is Importance.MEDIUM
 
 
 def test_a_module_that_becomes_a_package_keeps_its_import_path() -> None:
