@@ -45,6 +45,7 @@ SETS = {
     "holdout2": HOLDOUT_DIR.with_name("holdout2"),
     "holdout3": HOLDOUT_DIR.with_name("holdout3"),
     "holdout4": HOLDOUT_DIR.with_name("holdout4"),
+    "holdout5": HOLDOUT_DIR.with_name("holdout5"),
 }
 """Labelled sets by name: ``gold`` is what the rules were developed on; ``holdout``
 holds repositories labelled after the rules were written, to see how they carry over."""
