@@ -180,6 +180,21 @@ class HostBump:
 
 
 @dataclass(frozen=True, slots=True)
+class OpChange:
+    """A native operator removed, or re-declared so that a caller can break
+    (:mod:`repoherald.analysis.opschema`)."""
+
+    name: str
+    path: str
+    """The registration file (the old one for a removal)."""
+    change: str
+    """``removed`` or ``signature``."""
+    old: str
+    """The old schema; empty for a name bound without one."""
+    new: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     """Everything the rules know about a commit, read from git alone."""
 
@@ -208,6 +223,8 @@ class Facts:
     pull_request: PullRequest | None = None
     """The pull request behind the commit, when the source could tell (untrusted text)."""
     host_bumps: tuple[HostBump, ...] = ()
+    """Host frameworks whose pinned version the commit moves
+    (:mod:`repoherald.analysis.hostpins`)."""
     env_removed: tuple[str, ...] = ()
     """Environment variables the project stops reading (:mod:`repoherald.analysis.envvars`)."""
     env_redefaulted: tuple[tuple[str, str, str], ...] = ()
@@ -215,8 +232,8 @@ class Facts:
     home_words: tuple[str, ...] = ()
     """Words of the repository's own name (``vllm-xpu-kernels``: vllm, xpu, kernels):
     a platform the whole project is for narrows none of its changes."""
-    """Host frameworks whose pinned version the commit moves
-    (:mod:`repoherald.analysis.hostpins`)."""
+    op_changes: tuple[OpChange, ...] = ()
+    """Native operators removed or re-declared incompatibly."""
 
     @property
     def files_changed(self) -> int:
@@ -483,6 +500,7 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         host_bumps=tuple(HostBump(**b) for b in d.get("host_bumps", ())),
         env_removed=tuple(d.get("env_removed", ())),
         home_words=tuple(d.get("home_words", ())),
+        op_changes=tuple(OpChange(**o) for o in d.get("op_changes", ())),
         env_redefaulted=tuple((str(n), str(o), str(w)) for n, o, w in d.get("env_redefaulted", ())),
     )
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from repoherald.analysis import deps, envvars, hostpins, pyapi
+from repoherald.analysis import deps, envvars, hostpins, opschema, pyapi
 from repoherald.analysis.blobapi import BlobApis, BlobReader
 from repoherald.models import (
     ApiChange,
@@ -436,6 +436,7 @@ class FactsExtractor:
                 new_t = self._text(f.new_blob) if f.new_blob else None
                 dep_changes.extend(deps.dependency_changes(f.path, old_t, new_t))
         env = self._env_changes(files)
+        ops = opschema.op_changes(files, self._read_blob, _ships)
         host_bumps: list[HostBump] = []
         if self._hosts:
             host_bumps = hostpins.dependency_bumps(self._hosts, dep_changes)
@@ -468,4 +469,11 @@ class FactsExtractor:
             env_removed=env.removed,
             env_redefaulted=env.redefaulted,
             home_words=self._home_words,
+            op_changes=tuple(ops),
         )
+
+
+def _ships(path: str) -> bool:
+    """A source file outside hidden and ``_``-prefixed directories: what users build."""
+    parts = PurePosixPath(path).parts[:-1]
+    return file_kind(path) == "source" and not any(p.startswith(("_", ".")) for p in parts)

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from repoherald.analysis.facts import file_kind
-from repoherald.models import ApiChange, Facts, FileStatus
+from repoherald.models import ApiChange, Facts, FileStatus, OpChange
 
 OPT_IN_DIRS = frozenset(
     {"experimental", "experiments", "prototype", "prototypes", "contrib", "sandbox", "incubator"}
@@ -188,6 +188,15 @@ def dropped_parameter(removed: list[ApiChange], at_least: int = 3) -> tuple[str,
     if best is None or len(set(best[1])) < at_least:
         return None
     return best[0], list(dict.fromkeys(best[1]))
+
+
+def public_ops(facts: Facts) -> list[OpChange]:
+    """Native operators removed or broken in code users build (not tools or examples).
+
+    One is enough to matter: an operator is registered on purpose, for
+    callers outside the library, unlike a C++ helper.
+    """
+    return [o for o in facts.op_changes if not is_non_public(o.path)]
 
 
 def removed_modules(facts: Facts) -> list[str]:

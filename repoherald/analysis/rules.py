@@ -63,7 +63,7 @@ from repoherald.models import (
     Text,
 )
 
-RULES_VERSION = "7"
+RULES_VERSION = "8"
 """2: reasons and write-up stored as messages (codes and arguments), not prose.
 3: reach, public surface, host pins and severity scope (issue 11).
 6: the leading verb of a plain title decides the type before keywords anywhere in it;
@@ -508,6 +508,13 @@ def _raising_signals(
     for name, old, new in facts.env_redefaulted[:2]:
         if ctype not in (ChangeType.DOCS, ChangeType.TESTS):
             raises.append(rule("r_env_default", name=name, old=old, new=new))
+    ops = reach.public_ops(facts)
+    gone_ops = [o.name for o in ops if o.change == "removed"]
+    if gone_ops and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
+        raises.append(rule("r_op_removed", names=names(gone_ops)))
+    resigned = [o.name for o in ops if o.change == "signature"]
+    if resigned and ctype not in (ChangeType.DOCS, ChangeType.TESTS):
+        raises.append(rule("r_op_signature", names=names(resigned)))
     modules = reach.removed_modules(facts)
     if modules and not packages and not DEAD_CODE.search(title):
         raises.append(rule("r_module_removed", names=names(modules)))

@@ -24,6 +24,7 @@ from repoherald.models import (
     Facts,
     FileStatus,
     Message,
+    OpChange,
     Risk,
     Text,
 )
@@ -245,9 +246,17 @@ def _compatibility(facts: Facts) -> Text | None:
     modules = reach.removed_modules(facts)
     if modules:
         parts.append(rule("in_compat_modules", names=names(modules)))
+    ops = reach.public_ops(facts)
+    if ops:
+        parts.append(rule("in_compat_ops", names=names(_op_changes(ops), code=False)))
     if not parts and facts.dependency_changes:
         parts.append(rule("in_compat_deps", deps=dep_list(facts.dependency_changes[:3])))
     return sentences(*parts) if parts else None
+
+
+def _op_changes(ops: list[OpChange]) -> list[str]:
+    """The name of a removed operator; the old and the new schema of a re-declared one."""
+    return [f"`{o.name}`" if o.change == "removed" else f"`{o.old}` → `{o.new}`" for o in ops]
 
 
 # -- risks and recommendations ---------------------------------------------------
@@ -266,6 +275,9 @@ def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
         out.append(_risk("api", names=names(a.name for a in broken)))
     if facts.breaking_marker:
         out.append(_risk("breaking"))
+    ops = reach.public_ops(facts)
+    if ops:
+        out.append(_risk("ops", names=names(o.name for o in ops)))
     if facts.host_bumps:
         bump = facts.host_bumps[0]
         out.append(_risk("host", name=bump.name, new=bump.new))

@@ -153,6 +153,13 @@ CATALOGUE: dict[str, str] = {
     "rule.r_breaking": "marked as a breaking change",
     "rule.r_removal": "removes or deprecates a user-facing feature, flag or API",
     "rule.r_param_removed": "parameter `{param}` removed from {n} public functions: {names}",
+    "rule.r_op_removed": (
+        "removes the registered operators {names}: calls through `torch.ops` or the bindings break"
+    ),
+    "rule.r_op_signature": (
+        "re-declares the registered operators {names}: an argument is gone or newly required,"
+        " so existing calls break"
+    ),
     "rule.r_module_removed": "deletes the public module {names}: imports of it break",
     "rule.r_env_removed": "environment variables no longer read: {names}",
     "rule.r_env_default": "the default of `{name}` changes from `{old}` to `{new}`",
@@ -216,6 +223,7 @@ CATALOGUE: dict[str, str] = {
     "rule.in_compat_host": "the plugin now targets `{name}` `{new}` (was `{old}`)",
     "rule.in_compat_env_removed": "environment variables no longer read: {names}",
     "rule.in_compat_env_default": "`{name}` defaults to `{new}` (was `{old}`)",
+    "rule.in_compat_ops": "registered operators removed or re-declared: {names}",
     "rule.in_compat_modules": "modules removed: {names}",
     "rule.rk_host": "Host framework moved",
     "rule.rk_host_d": "built and tested against `{name}` `{new}` from now on",
@@ -225,6 +233,11 @@ CATALOGUE: dict[str, str] = {
     "rule.rk_env_m": "check where your deployments set these variables",
     "rule.in_compat_deps": "dependency versions changed: {deps}",
     # -- Rules write-up: risks (name, detail, mitigation).
+    "rule.rk_ops": "Native operator calls break",
+    "rule.rk_ops_d": "operators removed or with an argument gone or newly required: {names}",
+    "rule.rk_ops_m": (
+        "update calls through `torch.ops` or the extension's bindings before taking this version"
+    ),
     "rule.rk_api": "Downstream calls break",
     "rule.rk_api_d": "public names removed or re-signed: {names}",
     "rule.rk_api_m": "search downstream code for these names and adapt to the new signatures",
