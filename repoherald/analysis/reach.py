@@ -251,19 +251,25 @@ def removed_packages(facts: Facts) -> list[str]:
     return out
 
 
-def narrow_scope(title: str, facts: Facts, platform_tags: frozenset[str]) -> str | None:
-    """What confines the change to a few users, in words for the reason; None for a core path."""
+def narrow_scope(
+    title: str, facts: Facts, platform_tags: frozenset[str], *, by_model: bool = True
+) -> str | None:
+    """What confines the change to a few users, in words for the reason; None for a core path.
+
+    ``by_model=False`` leaves out what names one model (tags, paths): a new
+    model family is a capability of its own, not a narrow change to one model.
+    """
     for tag in facts.tags:
         if re.sub(r"[\s_-]+", "", tag) in platform_tags:
             return tag
     for tag in facts.tags:
-        if MODEL_FAMILY.fullmatch(tag) or HARDWARE_GENERATION.search(tag):
+        if (by_model and MODEL_FAMILY.fullmatch(tag)) or HARDWARE_GENERATION.search(tag):
             return tag
     hardware = HARDWARE_GENERATION.search(title)
     if hardware:
         return hardware.group(0)
     code = [f.path for f in facts.files if file_kind(f.path) == "source"]
-    model = _model_in_paths(title, code)
+    model = _model_in_paths(title, code) if by_model else None
     if model:
         return model
     if code and all(is_peripheral(p) for p in code):
@@ -272,11 +278,57 @@ def narrow_scope(title: str, facts: Facts, platform_tags: frozenset[str]) -> str
     # new model family, which the rubric rates by itself.
     existing = [f.path for f in facts.files if f.status is not FileStatus.ADDED]
     models = {_model_dir(p) for p in code}
-    if code and None not in models and set(code) <= set(existing):
+    if by_model and code and None not in models and set(code) <= set(existing):
         return sorted(d for d in models if d)[0]
     platforms = {_platform_dir(p, platform_tags) for p in code}
     if code and None not in platforms:
         return sorted(d for d in platforms if d)[0]
+    return None
+
+
+_MODEL_CLASS = re.compile(r"(ForCausalLM|ForConditionalGeneration|LMHeadModel|Model)$")
+"""What the top-level class of a model implementation is called in Transformers-style code."""
+NEW_MODEL_LINES = 100
+"""A new model module shorter than this is a registry entry or an adapter, not a model."""
+
+
+def new_model_family(facts: Facts) -> str | None:
+    """A model architecture the commit adds whole, as a module path; None when it adds none.
+
+    A new module of at least :data:`NEW_MODEL_LINES` lines, right in a
+    ``models/`` directory or in a package the commit creates there, that
+    defines a model class (``Glm4MoeForCausalLM``). New files inside a model
+    package that already existed (a second pipeline for Wan2.2) extend that
+    model: they are not a new family.
+    """
+    added = [
+        f
+        for f in facts.files
+        if f.status is FileStatus.ADDED
+        and f.path.endswith(".py")
+        and file_kind(f.path) == "source"
+        and not is_peripheral(f.path)
+    ]
+    new_packages = {
+        str(PurePosixPath(f.path).parent) for f in added if f.path.endswith("/__init__.py")
+    }
+    modules = []
+    for f in added:
+        parts = PurePosixPath(f.path).parts
+        for i, part in enumerate(parts[:-1]):
+            if part not in ("models", "model_zoo"):
+                continue
+            own = len(parts) == i + 2 or str(PurePosixPath(*parts[: i + 2])) in new_packages
+            if own:
+                modules.append(f)
+            break
+    paths = {f.path for f in modules}
+    if sum(f.added for f in modules) < NEW_MODEL_LINES:
+        return None
+    for a in facts.api_changes:
+        added_class = a.change == "added" and a.kind == "class" and a.path in paths
+        if added_class and _MODEL_CLASS.search(a.name) and not a.name.startswith("_"):
+            return a.path
     return None
 
 

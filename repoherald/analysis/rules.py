@@ -348,7 +348,10 @@ def decide(commit: Commit, facts: Facts) -> Verdict:
     raises = _raising_signals(ctype, commit, facts, removed)
     # The platform a project is for (vllm-xpu-kernels: xpu) narrows none of its changes.
     platforms = frozenset(PLATFORM_TAGS) - home_platforms(facts.home_words)
-    narrow = reach.narrow_scope(commit.title, facts, platforms)
+    family = _new_family(ctype, facts)
+    if family:
+        raises.append(rule("r_new_model", path=family))
+    narrow = reach.narrow_scope(commit.title, facts, platforms, by_model=not family)
     if raises and low_only:
         reasons.append(rule("r_low_only_wins", kinds=kinds_text(facts.kinds)))
         importance = Importance.LOW
@@ -525,6 +528,16 @@ def _raising_signals(
         raises.append(rule("r_toggle", flag=toggle.group("flag")))
     raises.extend(_size_signals(ctype, title, facts))
     return raises
+
+
+def _new_family(ctype: ChangeType, facts: Facts) -> str | None:
+    """The module of a model architecture added whole, for a change that is about code."""
+    if ctype in (*_QUIET_TYPES, ChangeType.REFACTOR, ChangeType.DEPENDENCIES, ChangeType.REVERT):
+        return None
+    return reach.new_model_family(facts)
+
+
+_QUIET_TYPES = (ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD)
 
 
 def _body_severity(body: str) -> list[Text]:

@@ -190,7 +190,9 @@ REMOVAL = re.compile(
 DEFAULT_CHANGE = re.compile(
     r"\b(by default|default (to|value|behaviou?r)|change (the )?default|"
     r"defaults? to|(enable|disable|turn on|turn off)\w* .*default|stop(s|ped)? defaulting|"
-    r"default (on|off))\b|^default\b",
+    r"default (on|off))\b|^default\b|"
+    # "set X default", "restore Y as the default"
+    r"\bset\w*\b[^.;]{0,40}\bdefault\b|\bas (the )?default\b",
     re.I,
 )
 FLAG_TOGGLE = re.compile(

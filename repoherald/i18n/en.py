@@ -160,6 +160,7 @@ CATALOGUE: dict[str, str] = {
         "re-declares the registered operators {names}: an argument is gone or newly required,"
         " so existing calls break"
     ),
+    "rule.r_new_model": "adds a new model family: `{path}` implements a model architecture whole",
     "rule.r_module_removed": "deletes the public module {names}: imports of it break",
     "rule.r_env_removed": "environment variables no longer read: {names}",
     "rule.r_env_default": "the default of `{name}` changes from `{old}` to `{new}`",

@@ -148,6 +148,7 @@ CATALOGUE: dict[str, str] = {
     "rule.r_param_removed": "{n} 个公开函数删除了参数 `{param}`：{names}",
     "rule.r_op_removed": "删除了已注册的算子 {names}：通过 `torch.ops` 或绑定调用它们的代码会出错",
     "rule.r_op_signature": "重新声明了已注册的算子 {names}：有参数被删除或变为必填，现有调用会出错",
+    "rule.r_new_model": "新增模型系列：`{path}` 完整实现了一个新的模型架构",
     "rule.r_module_removed": "删除了公开模块 {names}：导入它的代码会出错",
     "rule.r_env_removed": "不再读取的环境变量：{names}",
     "rule.r_env_default": "`{name}` 的默认值从 `{old}` 改为 `{new}`",
