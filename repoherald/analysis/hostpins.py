@@ -162,3 +162,32 @@ def file_bumps(
                 new_values = ", ".join(sorted(set(after) - set(before)) or sorted(after))
                 out.append(HostBump(host, f.path, old_values, new_values))
     return out
+
+
+FRAMEWORKS = frozenset(
+    {"torch", "torch-npu", "torch-xla", "jax", "jaxlib", "mindspore", "paddlepaddle", "tensorflow"}
+)
+"""Deep-learning frameworks a library is compiled or tested against, whatever its name."""
+_EXACT = re.compile(r"^(?:\[[^\]]*\])?\s*===?\s*(?P<version>[^,;\s]+)\s*$")
+
+
+def framework_pins(changes: Iterable[DependencyChange]) -> list[DependencyChange]:
+    """Exact pins (``==``) of a deep-learning framework that move to another version.
+
+    A range (``torch>=2.4``) lets users keep their framework; an exact pin
+    (``torch==2.13.0+xpu``) makes every install move with it, like a plugin's
+    host bump. Test and dev manifests and sections are not what users install.
+    """
+    out = []
+    for c in changes:
+        name, _, section = c.name.partition(" (")
+        if re.sub(r"[_.]+", "-", name.lower()) not in FRAMEWORKS or DEV_SECTION.search(c.name):
+            continue
+        if section and "build-system" in section:
+            continue  # the build pin moves with the runtime one; the runtime one is named
+        if re.search(r"(test|dev|lint|doc|ci|bench)", c.manifest, re.I):
+            continue
+        old, new = _EXACT.match(c.old or ""), _EXACT.match(c.new or "")
+        if old and new and old.group("version") != new.group("version"):
+            out.append(c)
+    return out

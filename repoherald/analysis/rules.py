@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from repoherald.analysis import deps, reach, writeup
+from repoherald.analysis import deps, hostpins, reach, writeup
 from repoherald.analysis.facts import file_kind, parse_title
 from repoherald.analysis.hostpins import DEV_SECTION
 from repoherald.analysis.signals import (
@@ -334,6 +334,13 @@ def decide(commit: Commit, facts: Facts) -> Verdict:
             for b in facts.host_bumps[:3]
         ]
         return Verdict(ctype, type_reason, Importance.HIGH, bumps)
+    frameworks = hostpins.framework_pins(facts.dependency_changes)
+    if frameworks and not facts.is_revert and ctype not in _QUIET_TYPES:
+        pins = [
+            rule("r_framework_pin", name=c.name, old=c.old or "", new=c.new or "", path=c.manifest)
+            for c in frameworks[:2]
+        ]
+        return Verdict(ctype, type_reason, Importance.HIGH, pins)
     importance, reasons = _base_level(ctype, commit.title, facts)
     low_only = facts.only(*LOW_KINDS)
     removed, moved = reach.public_removals(facts)

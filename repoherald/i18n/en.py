@@ -173,6 +173,10 @@ CATALOGUE: dict[str, str] = {
     "rule.r_low_only_wins": "severity words, but only {kinds} files changed: no runtime effect",
     "rule.r_low_only": "only {kinds} files changed",
     "rule.r_narrow": "confined to {scope}: at most medium",
+    "rule.r_framework_pin": (
+        "moves the exact pin of the framework `{name}` from `{old}` to `{new}` in `{path}`:"
+        " every install must follow"
+    ),
     "rule.r_host_bump": "moves the host framework `{name}` from `{old}` to `{new}` in `{path}`",
     "rule.r_host_pin": "bumps the pinned version of the host framework `{name}`",
     "rule.r_moved": "moved, not removed: {names}",

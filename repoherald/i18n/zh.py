@@ -161,6 +161,9 @@ CATALOGUE: dict[str, str] = {
     "rule.r_low_only_wins": "虽有严重性信号，但只改动了{kinds}文件，不影响运行时",
     "rule.r_low_only": "只改动了{kinds}文件",
     "rule.r_narrow": "仅限于 {scope}：最多为中",
+    "rule.r_framework_pin": (
+        "框架 `{name}` 的精确版本从 `{old}` 改为 `{new}`（`{path}`）：所有安装都必须跟随升级"
+    ),
     "rule.r_host_bump": "宿主框架 `{name}` 从 `{old}` 改为 `{new}`（`{path}`）",
     "rule.r_host_pin": "升级了宿主框架 `{name}` 的固定版本",
     "rule.r_moved": "是移动而非删除：{names}",

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from pydantic import ValidationError
 
-from repoherald.analysis import reach
+from repoherald.analysis import hostpins, reach
 from repoherald.analysis.signals import LOW_KINDS
 from repoherald.i18n import importance_label, t, type_label
 from repoherald.llm import factcheck
@@ -82,10 +82,12 @@ def bound_verdict(answer: ShortAnswer | FullAnswer, job: LlmJob) -> ShortAnswer 
     what downstream code runs, whatever its text says, so the model cannot
     raise it above low or give it another type than the files show. This is
     also what a prompt injected into such a diff would try first. The other
-    way round, a commit that moves the pin of the host framework is high
-    whatever the model makes of its title ("chore: …").
+    way round, a commit that moves the pin of the host framework (or the
+    exact pin of its deep-learning framework) is high whatever the model
+    makes of its title ("chore: …").
     """
-    if (job.facts.host_bumps and not job.facts.is_revert) or reach.host_pin(job.facts):
+    moved = job.facts.host_bumps or hostpins.framework_pins(job.facts.dependency_changes)
+    if (moved and not job.facts.is_revert) or reach.host_pin(job.facts):
         # The plugin moves to another version of its host: a fact read from
         # the diff, which no wording of the message makes less than high,
         # even when the pin lives in a CI file (``vllm_lkg.version``).
