@@ -30,8 +30,12 @@ from repoherald.models import (
 
 # -- title conventions -------------------------------------------------------
 
-_BRACKETS = re.compile(r"^\s*((?:\[[^\[\]]{1,60}\]\s*)+)")
-_BRACKET_ONE = re.compile(r"\[([^\[\]]{1,60})\]")
+_BRACKETS = re.compile(r"^\s*((?:(?:\[[^\[\]]{1,60}\]|【[^【】]{1,60}】)\s*)+)")
+_BRACKET_ONE = re.compile(r"\[([^\[\]]{1,60})\]|【([^【】]{1,60})】")
+_GITEE_MR = re.compile(r"^\s*!\d{1,9}\s+")
+"""``!1349 support internlm``: Gitee puts the merge request's number first."""
+_GITEE_MERGE = re.compile(r"\s+Merge pull request !\d{1,9} from \S.*$")
+"""``… Merge pull request !1420 from user/branch`` run into the title of a Gitee merge."""
 _CONVENTIONAL = re.compile(
     r"^\s*(?P<type>[A-Za-z]+)(?:\((?P<scope>[^()]{0,60})\))?(?P<bang>!)?:\s+\S"
 )
@@ -79,13 +83,15 @@ def parse_title(title: str) -> TitleInfo:
     """Read the conventions real repositories put in a title.
 
     vLLM style ``[Bugfix][Kernel] Fix … (#123)``, Conventional Commits
-    ``fix(scope)!: …`` and plain messages all end up as lower-cased tags.
+    ``fix(scope)!: …``, Gitee's ``!123 【BugFix】…`` and plain messages all
+    end up as lower-cased tags.
     """
-    rest = title
+    rest = _GITEE_MERGE.sub("", _GITEE_MR.sub("", title, count=1), count=1)
     tags: list[str] = []
     m = _BRACKETS.match(rest)
     if m:
-        tags = [t.strip().lower() for t in _BRACKET_ONE.findall(m.group(1)) if t.strip()]
+        found = (a or b for a, b in _BRACKET_ONE.findall(m.group(1)))
+        tags = [t.strip().lower() for t in found if t.strip()]
         rest = rest[m.end() :]
     ctype = scope = None
     breaking = False

@@ -106,7 +106,8 @@ TITLE_VERBS: dict[str, ChangeType] = {}
 for _type, _verbs in {
     ChangeType.BUGFIX: "fix fixes fixed correct corrects repair repairs resolve resolves prevent "
     "prevents guard guards restore restores contain contains unbreak handle handles tolerate "
-    "preserve preserves stabilize stabilise stabilizes stabilises don't dont stop stops",
+    "preserve preserves stabilize stabilise stabilizes stabilises don't dont stop stops "
+    "validate validates ensure ensures",
     ChangeType.FEATURE: "add adds introduce introduces support supports implement implements "
     "enable enables allow allows expose exposes provide provides print prints show shows "
     "display displays emit emits accept accepts offer offers",
@@ -114,10 +115,11 @@ for _type, _verbs in {
     "renames inline inlines consolidate consolidates unify unifies simplify simplifies "
     "reorganize reorganise reorganizes restructure restructures tidy dedupe deduplicate "
     "remove removes delete deletes drop drops "
-    "rewrite rewrites deprecate deprecates",
+    "rewrite rewrites deprecate deprecates share shares separate separates trim trims",
     ChangeType.PERFORMANCE: "optimize optimise optimizes optimises speed accelerate accelerates "
     "tune tunes retune retunes "
-    "parallelize parallelise vectorize vectorise fuse fuses memoize memoise precompute",
+    "parallelize parallelise vectorize vectorise fuse fuses memoize memoise precompute "
+    "batch batches defer defers reduce reduces",
     ChangeType.DOCS: "document documents explain explains clarify clarifies docstring docstrings",
     ChangeType.TESTS: "test tests",
 }.items():

@@ -111,6 +111,14 @@ CASES = [
      ChangeType.REFACTOR, Importance.HIGH),
     ("Fix SQL injection in the search endpoint", [("pkg/api/search.py", M, 6, 2)],
      ChangeType.BUGFIX, Importance.HIGH),
+    ("Validate the profiler schedule before starting", [("pkg/profiling.py", M, 12, 1)],
+     ChangeType.BUGFIX, Importance.MEDIUM),
+    ("Batch the structured-output bitmask application", [("pkg/sample.py", M, 30, 20)],
+     ChangeType.PERFORMANCE, Importance.MEDIUM),
+    ("!1340 【BugFix】update the rotary cache for the VL model", [("pkg/rope.py", M, 3, 1)],
+     ChangeType.BUGFIX, Importance.MEDIUM),
+    ("!1420 【Master】【Feature】try set graph capture default Merge pull request !1420 from a/b",
+     [("pkg/config.py", M, 10, 2)], ChangeType.FEATURE, Importance.HIGH),
 ]  # fmt: skip
 
 
@@ -137,6 +145,8 @@ def test_title_conventions() -> None:
     assert (cc.conventional_type, cc.conventional_scope, cc.breaking) == ("feat", "api", True)
     assert parse_title("Merge pull request #77 from a/b").pr_number == 77
     assert parse_title("plain message").tags == ()
+    gitee = parse_title("!1340 【BugFix】【Master】update cache Merge pull request !1340 from a/b")
+    assert (gitee.tags, gitee.text, gitee.pr_number) == (("bugfix", "master"), "update cache", None)
 
 
 def test_facts_from_message() -> None:
