@@ -46,6 +46,7 @@ SETS = {
     "holdout3": HOLDOUT_DIR.with_name("holdout3"),
     "holdout4": HOLDOUT_DIR.with_name("holdout4"),
     "holdout5": HOLDOUT_DIR.with_name("holdout5"),
+    "holdout6": HOLDOUT_DIR.with_name("holdout6"),
 }
 """Labelled sets by name: ``gold`` is what the rules were developed on; ``holdout``
 holds repositories labelled after the rules were written, to see how they carry over."""
