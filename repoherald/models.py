@@ -195,6 +195,21 @@ class OpChange:
 
 
 @dataclass(frozen=True, slots=True)
+class FlagChange:
+    """A command-line flag the commit removes, renames or re-defaults
+    (:mod:`repoherald.analysis.flags`)."""
+
+    flag: str
+    change: str
+    """``removed``, ``renamed`` or ``default``."""
+    old: str
+    """The old default (the old name for a rename); may be empty."""
+    new: str
+    """The new default (the new name for a rename); empty for a removal."""
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     """Everything the rules know about a commit, read from git alone."""
 
@@ -234,6 +249,8 @@ class Facts:
     a platform the whole project is for narrows none of its changes."""
     op_changes: tuple[OpChange, ...] = ()
     """Native operators removed or re-declared incompatibly."""
+    flag_changes: tuple[FlagChange, ...] = ()
+    """Command-line flags removed, renamed or re-defaulted."""
 
     @property
     def files_changed(self) -> int:
@@ -501,6 +518,7 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         env_removed=tuple(d.get("env_removed", ())),
         home_words=tuple(d.get("home_words", ())),
         op_changes=tuple(OpChange(**o) for o in d.get("op_changes", ())),
+        flag_changes=tuple(FlagChange(**c) for c in d.get("flag_changes", ())),
         env_redefaulted=tuple((str(n), str(o), str(w)) for n, o, w in d.get("env_redefaulted", ())),
     )
 

@@ -18,6 +18,7 @@ from pathlib import PurePosixPath
 
 from repoherald.analysis import deps, envvars, hostpins, opschema, pyapi
 from repoherald.analysis.blobapi import BlobApis, BlobReader
+from repoherald.analysis.flags import FlagReader
 from repoherald.models import (
     ApiChange,
     Commit,
@@ -378,6 +379,7 @@ class FactsExtractor:
         )
         self._read_blob = read_blob
         self.apis = BlobApis(read_blob, incremental=incremental)
+        self._flags = FlagReader(self.apis.source)
 
     def _text(self, oid: str) -> str | None:
         data = self._read_blob(oid) if oid else None
@@ -443,6 +445,7 @@ class FactsExtractor:
                 dep_changes.extend(deps.dependency_changes(f.path, old_t, new_t))
         env = self._env_changes(files)
         ops = opschema.op_changes(files, self._read_blob, _ships)
+        flags = self._flags.changes(files, _ships)
         host_bumps: list[HostBump] = []
         if self._hosts:
             host_bumps = hostpins.dependency_bumps(self._hosts, dep_changes)
@@ -476,6 +479,7 @@ class FactsExtractor:
             env_redefaulted=env.redefaulted,
             home_words=self._home_words,
             op_changes=tuple(ops),
+            flag_changes=tuple(flags),
         )
 
 

@@ -518,6 +518,13 @@ def _raising_signals(
     for name, old, new in facts.env_redefaulted[:2]:
         if ctype not in (ChangeType.DOCS, ChangeType.TESTS):
             raises.append(rule("r_env_default", name=name, old=old, new=new))
+    flags = [c for c in facts.flag_changes if not reach.is_peripheral(c.path)]
+    gone_flags = [c.flag for c in flags if c.change != "default"]
+    if gone_flags and ctype not in _QUIET_TYPES:
+        raises.append(rule("r_flag_removed", names=names(gone_flags)))
+    for c in [c for c in flags if c.change == "default"][:2]:
+        if ctype not in _QUIET_TYPES:
+            raises.append(rule("r_flag_default", name=c.flag, old=c.old, new=c.new))
     ops = reach.public_ops(facts)
     gone_ops = [o.name for o in ops if o.change == "removed"]
     if gone_ops and ctype not in (ChangeType.DOCS, ChangeType.TESTS):

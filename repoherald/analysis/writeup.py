@@ -249,9 +249,27 @@ def _compatibility(facts: Facts) -> Text | None:
     ops = reach.public_ops(facts)
     if ops:
         parts.append(rule("in_compat_ops", names=names(_op_changes(ops), code=False)))
+    flags = _flag_changes(facts)
+    if flags:
+        parts.append(rule("in_compat_flags", names=names(flags, code=False)))
     if not parts and facts.dependency_changes:
         parts.append(rule("in_compat_deps", deps=dep_list(facts.dependency_changes[:3])))
     return sentences(*parts) if parts else None
+
+
+def _flag_changes(facts: Facts) -> list[str]:
+    """Each changed flag with what happened to it: gone, its new name, its new default."""
+    out = []
+    for c in facts.flag_changes:
+        if reach.is_peripheral(c.path):
+            continue
+        if c.change == "default":
+            out.append(f"`{c.flag}` `{c.old}` → `{c.new}`")
+        elif c.change == "renamed":
+            out.append(f"`{c.flag}` → `{c.new}`")
+        else:
+            out.append(f"`{c.flag}` −")
+    return out
 
 
 def _op_changes(ops: list[OpChange]) -> list[str]:
@@ -278,6 +296,9 @@ def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
     ops = reach.public_ops(facts)
     if ops:
         out.append(_risk("ops", names=names(o.name for o in ops)))
+    flags = [c.flag for c in facts.flag_changes if not reach.is_peripheral(c.path)]
+    if flags:
+        out.append(_risk("flags", names=names(flags)))
     if facts.host_bumps:
         bump = facts.host_bumps[0]
         out.append(_risk("host", name=bump.name, new=bump.new))

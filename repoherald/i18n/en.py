@@ -161,6 +161,13 @@ CATALOGUE: dict[str, str] = {
         " so existing calls break"
     ),
     "rule.r_new_model": "adds a new model family: `{path}` implements a model architecture whole",
+    "rule.r_flag_removed": (
+        "removes or renames the command-line flags {names}: launch commands that pass them fail"
+    ),
+    "rule.r_flag_default": (
+        "changes the default of `{name}` from `{old}` to `{new}`:"
+        " every deployment that does not set it changes"
+    ),
     "rule.r_module_removed": "deletes the public module {names}: imports of it break",
     "rule.r_env_removed": "environment variables no longer read: {names}",
     "rule.r_env_default": "the default of `{name}` changes from `{old}` to `{new}`",
@@ -229,6 +236,7 @@ CATALOGUE: dict[str, str] = {
     "rule.in_compat_env_removed": "environment variables no longer read: {names}",
     "rule.in_compat_env_default": "`{name}` defaults to `{new}` (was `{old}`)",
     "rule.in_compat_ops": "registered operators removed or re-declared: {names}",
+    "rule.in_compat_flags": "command-line flags changed: {names}",
     "rule.in_compat_modules": "modules removed: {names}",
     "rule.rk_host": "Host framework moved",
     "rule.rk_host_d": "built and tested against `{name}` `{new}` from now on",
@@ -243,6 +251,9 @@ CATALOGUE: dict[str, str] = {
     "rule.rk_ops_m": (
         "update calls through `torch.ops` or the extension's bindings before taking this version"
     ),
+    "rule.rk_flags": "Launch commands behave differently",
+    "rule.rk_flags_d": "flags removed, renamed or re-defaulted: {names}",
+    "rule.rk_flags_m": "check the launch scripts and configs of your deployments for these flags",
     "rule.rk_api": "Downstream calls break",
     "rule.rk_api_d": "public names removed or re-signed: {names}",
     "rule.rk_api_m": "search downstream code for these names and adapt to the new signatures",

@@ -149,6 +149,10 @@ CATALOGUE: dict[str, str] = {
     "rule.r_op_removed": "删除了已注册的算子 {names}：通过 `torch.ops` 或绑定调用它们的代码会出错",
     "rule.r_op_signature": "重新声明了已注册的算子 {names}：有参数被删除或变为必填，现有调用会出错",
     "rule.r_new_model": "新增模型系列：`{path}` 完整实现了一个新的模型架构",
+    "rule.r_flag_removed": ("删除或重命名了命令行参数 {names}：传入它们的启动命令会失败"),
+    "rule.r_flag_default": (
+        "`{name}` 的默认值从 `{old}` 改为 `{new}`：未显式设置它的部署行为都会改变"
+    ),
     "rule.r_module_removed": "删除了公开模块 {names}：导入它的代码会出错",
     "rule.r_env_removed": "不再读取的环境变量：{names}",
     "rule.r_env_default": "`{name}` 的默认值从 `{old}` 改为 `{new}`",
@@ -213,6 +217,7 @@ CATALOGUE: dict[str, str] = {
     "rule.in_compat_env_removed": "不再读取的环境变量：{names}",
     "rule.in_compat_env_default": "`{name}` 默认值改为 `{new}`（原为 `{old}`）",
     "rule.in_compat_ops": "删除或重新声明的已注册算子：{names}",
+    "rule.in_compat_flags": "命令行参数变化：{names}",
     "rule.in_compat_modules": "删除的模块：{names}",
     "rule.rk_host": "宿主框架版本变化",
     "rule.rk_host_d": "此后按 `{name}` `{new}` 构建和测试",
@@ -225,6 +230,9 @@ CATALOGUE: dict[str, str] = {
     "rule.rk_ops": "原生算子调用失效",
     "rule.rk_ops_d": "被删除、或有参数删除/变为必填的算子：{names}",
     "rule.rk_ops_m": "升级前修改通过 `torch.ops` 或扩展绑定调用这些算子的代码",
+    "rule.rk_flags": "启动命令行为变化",
+    "rule.rk_flags_d": "被删除、重命名或改了默认值的参数：{names}",
+    "rule.rk_flags_m": "检查部署的启动脚本和配置中是否使用了这些参数",
     "rule.rk_api": "下游调用失效",
     "rule.rk_api_d": "这些公共名字被删除或签名改变：{names}",
     "rule.rk_api_m": "在下游代码中搜索这些名字的调用并按新签名适配",
