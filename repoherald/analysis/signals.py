@@ -115,7 +115,7 @@ for _type, _verbs in {
     "renames inline inlines consolidate consolidates unify unifies simplify simplifies "
     "reorganize reorganise reorganizes restructure restructures tidy dedupe deduplicate "
     "remove removes delete deletes drop drops "
-    "rewrite rewrites deprecate deprecates share shares separate separates trim trims",
+    "rewrite rewrites deprecate deprecates share shares trim trims",
     ChangeType.PERFORMANCE: "optimize optimise optimizes optimises speed accelerate accelerates "
     "tune tunes retune retunes "
     "parallelize parallelise vectorize vectorise fuse fuses memoize memoise precompute "
