@@ -251,6 +251,8 @@ class Facts:
     """Native operators removed or re-declared incompatibly."""
     flag_changes: tuple[FlagChange, ...] = ()
     """Command-line flags removed, renamed or re-defaulted."""
+    version_only: bool = False
+    """Every changed line outside docs is a version string: a release or dev-version bump."""
 
     @property
     def files_changed(self) -> int:
@@ -519,6 +521,7 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         home_words=tuple(d.get("home_words", ())),
         op_changes=tuple(OpChange(**o) for o in d.get("op_changes", ())),
         flag_changes=tuple(FlagChange(**c) for c in d.get("flag_changes", ())),
+        version_only=d.get("version_only", False),
         env_redefaulted=tuple((str(n), str(o), str(w)) for n, o, w in d.get("env_redefaulted", ())),
     )
 

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from repoherald.analysis import deps, envvars, hostpins, opschema, pyapi
 from repoherald.analysis.blobapi import BlobApis, BlobReader
 from repoherald.analysis.flags import FlagReader
+from repoherald.analysis.linediff import diff_lines
 from repoherald.models import (
     ApiChange,
     Commit,
@@ -394,6 +395,30 @@ class FactsExtractor:
         new = self.apis.api(f.new_blob) if f.new_blob else None
         return old, new
 
+    def _version_only(self, files: Sequence[FileChange]) -> bool:
+        """Every changed line outside docs sets a version string (``__version__ = "0.6.4"``).
+
+        "Release 0.50.1" and "Bump dev version" change a version in
+        ``__init__.py`` and ``setup.py``, which are code and a manifest by
+        their paths; their lines say that nothing else moved. Only small
+        commits are read: a release that also changes code is no bump.
+        """
+        code = [f for f in files if file_kind(f.path) != "docs"]
+        if not code or len(code) > _VERSION_FILES or sum(f.added + f.deleted for f in code) > 16:
+            return False
+        for f in code:
+            if f.binary or not (f.old_blob and f.new_blob) or f.status is not FileStatus.MODIFIED:
+                return False
+            old, new = self._read_blob(f.old_blob), self._read_blob(f.new_blob)
+            if old is None or new is None:
+                return False
+            before, after = old.splitlines(), new.splitlines()
+            for a0, a1, b0, b1 in diff_lines(before, after):
+                changed = [*before[a0:a1], *after[b0:b1]]
+                if not all(_VERSION_LINE.match(line) or not line.strip() for line in changed):
+                    return False
+        return True
+
     def _env_changes(self, files: Sequence[FileChange]) -> envvars.EnvChanges:
         """Environment variables removed or re-defaulted in the commit's Python sources."""
         old: dict[str, str] = {}
@@ -446,6 +471,7 @@ class FactsExtractor:
         env = self._env_changes(files)
         ops = opschema.op_changes(files, self._read_blob, _ships)
         flags = self._flags.changes(files, _ships)
+        version_only = self._version_only(files)
         host_bumps: list[HostBump] = []
         if self._hosts:
             host_bumps = hostpins.dependency_bumps(self._hosts, dep_changes)
@@ -480,7 +506,16 @@ class FactsExtractor:
             home_words=self._home_words,
             op_changes=tuple(ops),
             flag_changes=tuple(flags),
+            version_only=version_only,
         )
+
+
+_VERSION_FILES = 6
+_VERSION_LINE = re.compile(
+    rb"""^\s*(?:(?:__version__|_?version(?:_str)?|VERSION|release|"version")\s*[:=]\s*)?"""
+    rb"""['"]?v?\d+(?:\.\d+)+[\w.+-]*['"]?\s*,?\s*(?:#.*)?$"""
+)
+"""A line that only sets a version: ``__version__ = "0.6.4"``, ``version="2.0",``, ``0.50.1``."""
 
 
 def _ships(path: str) -> bool:

@@ -47,6 +47,8 @@ from repoherald.analysis.signals import (
     TEST_SCOPE,
     TITLE_VERBS,
     TYPO_WORDS,
+    VALIDATION_LINES,
+    VALIDATION_ONLY,
     VERSION_FILES,
     norm_tag,
 )
@@ -100,6 +102,8 @@ def classify_type(title: str, facts: Facts) -> tuple[ChangeType, Text]:
         return ChangeType.DEPENDENCIES, rule("t_host_pin", name=host)
     if facts.host_bumps:
         return ChangeType.DEPENDENCIES, rule("t_host_bump", name=facts.host_bumps[0].name)
+    if facts.version_only:
+        return ChangeType.OTHER, rule("t_release")
     for kinds, ctype in _ONLY_KINDS:
         if facts.only(*kinds):
             if ctype is ChangeType.DEPENDENCIES and _release_only(title, facts):
@@ -386,7 +390,7 @@ def _base_level(ctype: ChangeType, title: str, facts: Facts) -> tuple[Importance
     if ctype is ChangeType.REVERT:
         return _revert_level(title)
     release = ctype is ChangeType.OTHER and _release_only(title, facts)
-    if release and all(_version_file(f.path) for f in facts.files):
+    if facts.version_only or (release and all(_version_file(f.path) for f in facts.files)):
         return Importance.LOW, [rule("r_release")]
     if ctype in (ChangeType.REFACTOR, ChangeType.OTHER):
         lines = _source_lines(facts)
@@ -411,6 +415,10 @@ def _base_level(ctype: ChangeType, title: str, facts: Facts) -> tuple[Importance
     code = [f.path for f in facts.files if file_kind(f.path) == "source"]
     if code and all(reach.is_non_public(p) for p in code):
         return Importance.LOW, [rule("r_tooling", names=names(code, limit=3))]
+    subject = SCOPE_PREFIX.sub("", parse_title(title).text, count=1)
+    if VALIDATION_ONLY.match(subject) and _source_lines(facts) <= VALIDATION_LINES:
+        # "Validate max context length": only input that failed anyway is told so sooner.
+        return Importance.LOW, [rule("r_validation")]
     return Importance.MEDIUM, [rule("r_code_change", type=type_text(ctype))]
 
 

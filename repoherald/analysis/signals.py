@@ -143,12 +143,19 @@ DATA_SUFFIXES = (".json", ".csv", ".yaml", ".yml", ".toml", ".ini", ".cfg")
 """Config data shipped with code: tuned kernel configs count as code for performance."""
 TEST_SCOPE = re.compile(r"\b(ut|uts|unit ?tests?|tests?|testcases?|ci)\b", re.I)
 """A title that places its failure in the tests or CI: "fix moe ut oom" broke no user."""
+VALIDATION_ONLY = re.compile(
+    r"(validate[sd]?|raise[sd]? (a |an )?(clear|clearer|better|helpful) error|"
+    r"(improve|clarify) (the )?error messages?)\b",
+    re.I,
+)
+"""A title whose subject is checking input: only input that failed anyway behaves differently."""
+VALIDATION_LINES = 60
+"""Source lines above which a "validate" commit is more than a check."""
 RELEASE_TITLE = re.compile(
     r"\b(release|bump (the )?(package )?version|version bump|prepare v?\d)",
     re.I,
 )
 """A release commit: the project's own version moves, no dependency does."""
-"""Docs that live in source files: a title about them is docs whatever the file kinds."""
 
 KEYWORD_NEEDS: dict[ChangeType, tuple[str, ...]] = {
     ChangeType.DOCS: ("docs",),

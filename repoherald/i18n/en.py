@@ -168,6 +168,7 @@ CATALOGUE: dict[str, str] = {
         "changes the default of `{name}` from `{old}` to `{new}`:"
         " every deployment that does not set it changes"
     ),
+    "rule.r_validation": "a small check of input: only input that failed anyway is told so sooner",
     "rule.r_module_removed": "deletes the public module {names}: imports of it break",
     "rule.r_env_removed": "environment variables no longer read: {names}",
     "rule.r_env_default": "the default of `{name}` changes from `{old}` to `{new}`",

@@ -153,6 +153,7 @@ CATALOGUE: dict[str, str] = {
     "rule.r_flag_default": (
         "`{name}` 的默认值从 `{old}` 改为 `{new}`：未显式设置它的部署行为都会改变"
     ),
+    "rule.r_validation": "对输入的小幅校验：只有本来就会失败的输入会更早得到提示",
     "rule.r_module_removed": "删除了公开模块 {names}：导入它的代码会出错",
     "rule.r_env_removed": "不再读取的环境变量：{names}",
     "rule.r_env_default": "`{name}` 的默认值从 `{old}` 改为 `{new}`",

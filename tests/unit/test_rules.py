@@ -111,7 +111,12 @@ CASES = [
      ChangeType.REFACTOR, Importance.HIGH),
     ("Fix SQL injection in the search endpoint", [("pkg/api/search.py", M, 6, 2)],
      ChangeType.BUGFIX, Importance.HIGH),
+    # Checking input changes only what input that failed anyway is told; a large one is more.
     ("Validate the profiler schedule before starting", [("pkg/profiling.py", M, 12, 1)],
+     ChangeType.BUGFIX, Importance.LOW),
+    ("fix(vl): raise a clear error on malformed data URLs", [("pkg/vl/media.py", M, 6, 2)],
+     ChangeType.BUGFIX, Importance.LOW),
+    ("Validate every request field through one schema", [("pkg/api/schema.py", M, 90, 40)],
      ChangeType.BUGFIX, Importance.MEDIUM),
     ("Batch the structured-output bitmask application", [("pkg/sample.py", M, 30, 20)],
      ChangeType.PERFORMANCE, Importance.MEDIUM),
