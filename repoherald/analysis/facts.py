@@ -409,6 +409,8 @@ class FactsExtractor:
         for f in code:
             if f.binary or not (f.old_blob and f.new_blob) or f.status is not FileStatus.MODIFIED:
                 return False
+            if deps.is_lockfile(f.path):
+                return False  # ``version = "1.1"`` there is a dependency's version
             old, new = self._read_blob(f.old_blob), self._read_blob(f.new_blob)
             if old is None or new is None:
                 return False
