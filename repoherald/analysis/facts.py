@@ -404,14 +404,16 @@ class FactsExtractor:
         commits are read: a release that also changes code is no bump.
         """
         code = [f for f in files if file_kind(f.path) != "docs"]
-        if not code or len(code) > _VERSION_FILES or sum(f.added + f.deleted for f in code) > 16:
+        if not code or len(code) > _VERSION_FILES:
             return False
+        if any(f.added != f.deleted or f.added > _VERSION_LINES for f in code):
+            return False  # a version line is replaced, not added or dropped
         for f in code:
             if f.binary or not (f.old_blob and f.new_blob) or f.status is not FileStatus.MODIFIED:
                 return False
             if deps.is_lockfile(f.path):
                 return False  # ``version = "1.1"`` there is a dependency's version
-            old, new = self._read_blob(f.old_blob), self._read_blob(f.new_blob)
+            old, new = self.apis.source(f.old_blob), self.apis.source(f.new_blob)
             if old is None or new is None:
                 return False
             before, after = old.splitlines(), new.splitlines()
@@ -513,6 +515,8 @@ class FactsExtractor:
 
 
 _VERSION_FILES = 6
+_VERSION_LINES = 3
+"""Lines replaced per file above which a commit is more than a version bump."""
 _VERSION_LINE = re.compile(
     rb"""^\s*(?:(?:__version__|_?version(?:_str)?|VERSION|release|"version")\s*[:=]\s*)?"""
     rb"""['"]?v?\d+(?:\.\d+)+[\w.+-]*['"]?\s*,?\s*(?:#.*)?$"""
