@@ -54,7 +54,8 @@ MODEL_FAMILY = re.compile(
 """A model family named in a title: a fix or feature for it reaches that family only."""
 HARDWARE_GENERATION = re.compile(
     r"\b(blackwell|hopper|ampere|ada|volta|turing|sm_?\d{2,3}a?|[hba]100|[hb]200|gb200|"
-    r"mi\d{3}x?|gaudi\s?\d|v[4-7][ep]|v7x|trillium|ironwood|xeon|graviton)\b",
+    r"mi\d{3}x?|gfx\d{3,4}[a-z]?|gaudi\s?\d|v[4-7][ep]|v7x|trillium|ironwood|xeon|graviton|"
+    r"(atlas )?(310p|910[abc]?|a[23])(?=[\s\],)]|$))\b",
     re.I,
 )
 """One hardware generation named in a title."""

@@ -8,6 +8,8 @@ the rules, without git.
 
 from __future__ import annotations
 
+import pytest
+
 from repoherald.analysis.facts import AreaRules, FactsExtractor
 from repoherald.analysis.reach import host_pin, is_public_module, signature_breaks
 from repoherald.analysis.rules import RuleAnalyser
@@ -539,4 +541,23 @@ def test_removal_words_do_not_raise_a_ci_change_and_autotest_is_tests() -> None:
 def test_replacing_pickle_on_a_wire_is_a_security_fix() -> None:
     analysis = _run("fix(disagg): use JSON instead of pickle for P2P ZMQ requests",
                     [("pkg/disagg/p2p.py", M, 20, 12)])  # fmt: skip
+    assert analysis.importance is Importance.HIGH, analysis.reasons
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "[Bugfix] Fix illegal memory access in paged attention on Blackwell",
+        "[GFX1250] Fix wrong results in the decode kernel",
+        "[310P] Fix accuracy of rotary embedding",
+        "Fix NaN in fused MoE on A3",
+    ],
+)
+def test_one_hardware_generation_caps_a_severe_fix_at_medium(title: str) -> None:
+    analysis = _run(title, [("pkg/ops/attention.py", M, 12, 3)])
+    assert analysis.importance is Importance.MEDIUM, analysis.reasons
+
+
+def test_a_model_size_is_not_a_hardware_generation() -> None:
+    analysis = _run("Fix NaN in Qwen3-30B-A3B routing", [("pkg/ops/moe.py", M, 12, 3)])
     assert analysis.importance is Importance.HIGH, analysis.reasons
