@@ -114,6 +114,16 @@ def breaks_callers(old: str, new: str) -> bool:
     before, after = schema_arguments(old), schema_arguments(new)
     if before is None or after is None:
         return False
+    return arguments_break(before, after)
+
+
+def arguments_break(before: dict[str, bool], after: dict[str, bool]) -> bool:
+    """True when an argument (name -> has a default) disappears or a new one is required.
+
+    The same test for a Python signature and an operator schema: a call that
+    passed every argument ``before`` needed can only fail against ``after``
+    this way.
+    """
     gone = set(before) - set(after)
     required = {name for name, has_default in after.items() if not has_default} - set(before)
     return bool(gone or required)

@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from repoherald.analysis.facts import file_kind
+from repoherald.analysis.opschema import arguments_break
 from repoherald.models import ApiChange, Facts, FileStatus, OpChange
 
 OPT_IN_DIRS = frozenset(
@@ -118,9 +119,7 @@ def signature_breaks(old: str | None, new: str | None) -> bool:
     before, after = _params(old), _params(new)
     if before is None or after is None:
         return True
-    gone = set(before) - set(after)
-    required_new = {name for name, has_default in after.items() if not has_default} - set(before)
-    return bool(gone or required_new)
+    return arguments_break(before, after)
 
 
 def _params(signature: str) -> dict[str, bool] | None:
