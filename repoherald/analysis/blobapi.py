@@ -156,7 +156,11 @@ class BlobApis:
         return entry
 
     def source(self, oid: str) -> bytes | None:
-        """A Python blob's bytes, from the memory cache when another step read it already."""
+        """A blob's bytes, from the memory cache when another step read it already.
+
+        Mostly Python sources; the release check also reads a commit's small
+        version files through it, so a blob two checks need is read once.
+        """
         return self._source(oid)
 
     def _source(self, oid: str) -> bytes | None:
