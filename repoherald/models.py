@@ -253,6 +253,8 @@ class Facts:
     """Command-line flags removed, renamed or re-defaulted."""
     version_only: bool = False
     """Every changed line outside docs is a version string: a release or dev-version bump."""
+    file_areas: tuple[str, ...] = ()
+    """The area of each of ``files``, in the same order (empty in facts cached before it)."""
 
     @property
     def files_changed(self) -> int:
@@ -522,6 +524,7 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         op_changes=tuple(OpChange(**o) for o in d.get("op_changes", ())),
         flag_changes=tuple(FlagChange(**c) for c in d.get("flag_changes", ())),
         version_only=d.get("version_only", False),
+        file_areas=tuple(d.get("file_areas", ())),
         env_redefaulted=tuple((str(n), str(o), str(w)) for n, o, w in d.get("env_redefaulted", ())),
     )
 

@@ -445,7 +445,8 @@ class FactsExtractor:
         """Facts for one commit from its metadata and first-parent file changes."""
         info = parse_title(commit.title)
         kinds = Counter(file_kind(f.path) for f in files)
-        areas = Counter(self._areas.area_of(f.path) for f in files)
+        file_areas = tuple(self._areas.area_of(f.path) for f in files)
+        areas = Counter(file_areas)
         api: list[ApiChange] = []
         dep_changes: list[DependencyChange] = []
         unparsed: list[str] = []
@@ -489,6 +490,7 @@ class FactsExtractor:
             added=sum(f.added for f in files),
             deleted=sum(f.deleted for f in files),
             areas=ordered_areas,
+            file_areas=file_areas,
             pr_number=info.pr_number,
             tags=info.tags,
             conventional_type=info.conventional_type,

@@ -65,7 +65,7 @@ from repoherald.models import (
     Text,
 )
 
-RULES_VERSION = "8"
+RULES_VERSION = "9"
 """2: reasons and write-up stored as messages (codes and arguments), not prose.
 3: reach, public surface, host pins and severity scope (issue 11).
 6: the leading verb of a plain title decides the type before keywords anywhere in it;
@@ -509,7 +509,7 @@ def _raising_signals(
     low_type = ctype in (ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD)
     if REMOVAL.search(text) and not DEAD_CODE.search(text) and not low_type:
         raises.append(rule("r_removal"))
-    gone = [a.name for a in removed if a.change == "removed"]
+    gone = list(dict.fromkeys(a.name for a in removed if a.change == "removed"))
     if len(gone) >= 3:
         raises.append(rule("r_api", n=len(gone), names=names(gone)))
     dropped = reach.dropped_parameter(removed)
@@ -633,6 +633,6 @@ class RuleAnalyser:
             impact=tuple(writeup.impact(facts)),
             insights=writeup.insights(ctype, commit, facts),
             risks=tuple(risks),
-            recommendations=tuple(writeup.recommendations(facts, risks)),
+            recommendations=tuple(writeup.recommendations(facts)),
             description=writeup.describe(commit.body or _pr_body(facts)),
         )

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from repoherald.analysis import reach
 from repoherald.analysis.facts import file_kind, parse_title
-from repoherald.analysis.signals import PERF_HINT, SECURITY
+from repoherald.analysis.signals import SECURITY
 from repoherald.emails import hide_emails
 from repoherald.i18n import type_text
 from repoherald.models import (
@@ -72,15 +72,14 @@ def dep_list(changes: Iterable[DependencyChange]) -> str:
 def summary(commit: Commit, ctype: ChangeType, facts: Facts) -> Text:
     """The type and the title's own words, then what the title does not say.
 
-    Where the change lands (areas, not line counts: the report shows those
-    next to it), which public names it removes or moves, and which
-    dependencies it changes.
+    Which public names it removes or moves, and which dependencies it
+    changes. Where it lands is left to the impact lines just below, which
+    count each area's files: a summary sentence "in tests" said again under
+    every other commit of the day would be filler.
     """
     text = hide_emails(parse_title(commit.title).text)
     parts = [rule("s_head", type=type_text(ctype), text=text or rule("s_untitled"))]
-    if facts.areas:
-        parts.append(rule("s_where", areas=names(facts.areas, limit=3, code=False)))
-    elif not facts.files_changed:
+    if not facts.files_changed:
         parts.append(rule("s_empty"))
     removed, moved = reach.public_removals(facts)
     if removed:
@@ -118,7 +117,7 @@ def impact(facts: Facts) -> list[Text]:
     bits = tuple(
         rule("st_" + s.value, n=n)
         for s, n in status_counts.items()
-        if n and s is not FileStatus.MODIFIED
+        if n and s not in (FileStatus.MODIFIED, FileStatus.ADDED)
     )
     if bits:
         out.append(rule("i_status", list=bits))
@@ -132,8 +131,8 @@ def impact(facts: Facts) -> list[Text]:
 
 def _area_impact(facts: Facts) -> list[Text]:
     per_area: dict[str, list[int]] = {}
-    for f in facts.files:
-        stats = per_area.setdefault(_area_for(facts, f.path), [0, 0, 0])
+    for f, area in zip(facts.files, _file_areas(facts), strict=True):
+        stats = per_area.setdefault(area, [0, 0, 0])
         stats[0] += 1
         stats[1] += f.added
         stats[2] += f.deleted
@@ -146,8 +145,18 @@ def _area_impact(facts: Facts) -> list[Text]:
     return out
 
 
+def _file_areas(facts: Facts) -> tuple[str, ...]:
+    """The area of each changed file, as the extractor computed it.
+
+    Facts cached before ``file_areas`` existed get a prefix guess, which is
+    wrong for areas configured by glob.
+    """
+    if len(facts.file_areas) == len(facts.files):
+        return facts.file_areas
+    return tuple(_area_for(facts, f.path) for f in facts.files)
+
+
 def _area_for(facts: Facts, path: str) -> str:
-    # Areas are computed by the extractor; recompute cheaply by prefix here.
     for area in facts.areas:
         if area == "(root)" and "/" not in path:
             return area
@@ -163,11 +172,12 @@ def insights(ctype: ChangeType, commit: Commit, facts: Facts) -> dict[str, Messa
     """One observation per dimension that has one; a dimension with nothing to say is left out.
 
     A sentence such as "no security signal found" would be true of almost
-    every commit and tells the reader nothing.
+    every commit and tells the reader nothing. Performance is left to the
+    model: the rules cannot measure a speed-up, and "the title mentions
+    performance" only repeats the title.
     """
     found = {
         "architecture": _architecture(facts),
-        "performance": _performance(ctype, commit),
         "security": _security(commit, facts),
         "maintainability": _maintainability(facts),
         "compatibility": _compatibility(facts),
@@ -176,37 +186,30 @@ def insights(ctype: ChangeType, commit: Commit, facts: Facts) -> dict[str, Messa
 
 
 def _architecture(facts: Facts) -> Text | None:
+    """Source modules added or removed; the areas a change spans are the impact lines' job."""
     added = [f.path for f in facts.files if f.status is FileStatus.ADDED and _is_source(f.path)]
     deleted = [f.path for f in facts.files if f.status is FileStatus.DELETED and _is_source(f.path)]
-    if added or deleted:
-        arch = rule(
-            "in_arch_files",
-            added=len(added),
-            deleted=len(deleted),
-            list=names(added + deleted, limit=4),
-        )
-    elif len(facts.areas) > 2:
-        return rule("in_arch_areas", n=len(facts.areas))
-    else:
+    if not (added or deleted):
         return None
-    if len(facts.areas) > 1:
-        return sentences(arch, rule("in_arch_areas", n=len(facts.areas)))
-    return arch
+    return rule(
+        "in_arch_files",
+        added=len(added),
+        deleted=len(deleted),
+        list=names(added + deleted, limit=4),
+    )
 
 
 def _is_source(path: str) -> bool:
     return file_kind(path) == "source"
 
 
-def _performance(ctype: ChangeType, commit: Commit) -> Text | None:
-    hit = PERF_HINT.search(commit.title)
-    if ctype is ChangeType.PERFORMANCE or hit:
-        return rule("in_perf_signal", word=hit.group(0) if hit else "perf")
-    return None
-
-
 def _security(commit: Commit, facts: Facts) -> Text | None:
-    hit = SECURITY.search(commit.message)
+    """A security word in the title or the author's own first paragraph.
+
+    Not the whole body: PR templates carry "security" checkboxes and
+    headings, which made the same sentence appear under most of a day.
+    """
+    hit = SECURITY.search(commit.title) or SECURITY.search(describe(commit.body))
     if hit:
         return rule("in_sec_signal", word=hit.group(0))
     if facts.dependency_changes:
@@ -215,17 +218,20 @@ def _security(commit: Commit, facts: Facts) -> Text | None:
 
 
 def _maintainability(facts: Facts) -> Text | None:
-    tests = facts.kinds.get("tests", 0)
-    src = facts.kinds.get("source", 0)
-    if src and tests:
-        maint = rule("in_maint_tests", tests=tests, src=src)
-    elif src:
-        maint = rule("in_maint_no_tests", src=src)
-    else:
+    """Which tests and docs moved with the source, by name.
+
+    Source without tests is the "untested" risk's to say, not said twice.
+    """
+    if not facts.kinds.get("source"):
         return None
-    if facts.kinds.get("docs"):
-        return sentences(maint, rule("in_maint_docs", n=facts.kinds["docs"]))
-    return maint
+    tests = [f.path for f in facts.files if file_kind(f.path) == "tests"]
+    docs = [f.path for f in facts.files if file_kind(f.path) == "docs"]
+    parts = []
+    if tests:
+        parts.append(rule("in_maint_tests", names=names(tests, limit=3)))
+    if docs:
+        parts.append(rule("in_maint_docs", names=names(docs, limit=3)))
+    return sentences(*parts) if parts else None
 
 
 def _compatibility(facts: Facts) -> Text | None:
@@ -282,7 +288,9 @@ def _op_changes(ops: list[OpChange]) -> list[str]:
 
 def _risk(code: str, **detail_args: Arg) -> Risk:
     """The risk ``rk_<code>``: its name, its detail (with arguments) and its mitigation."""
-    return Risk(rule("rk_" + code), rule(f"rk_{code}_d", **detail_args), rule(f"rk_{code}_m"))
+    return Risk(
+        rule("rk_" + code), rule(f"rk_{code}_d", **detail_args), rule(f"rk_{code}_m", **detail_args)
+    )
 
 
 def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
@@ -309,24 +317,41 @@ def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
         out.append(_risk("deps", deps=dep_list(facts.dependency_changes[:4])))
     if ctype is ChangeType.REVERT:
         out.append(_risk("revert"))
-    src = facts.kinds.get("source", 0)
+    src = [f.path for f in facts.files if _is_source(f.path)]
     quiet_types = (ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD)
     if src and not facts.kinds.get("tests") and ctype not in quiet_types:
-        out.append(_risk("untested", src=src))
+        out.append(_risk("untested", names=names(src, limit=3)))
     if facts.added + facts.deleted >= 500:
-        out.append(_risk("large", added=facts.added, deleted=facts.deleted, areas=len(facts.areas)))
-    if ctype is ChangeType.BUGFIX:
-        out.append(_risk("fix"))
+        out.append(
+            _risk(
+                "large",
+                added=facts.added,
+                deleted=facts.deleted,
+                areas=names(facts.areas, limit=3, code=False),
+            )
+        )
     return out
 
 
-def recommendations(facts: Facts, risks: list[Risk]) -> list[Message]:
-    """The risks' mitigations, then where to read more; at most five, no repeats."""
-    recs = [r.mitigation for r in risks]
-    if facts.pr_number is not None:
-        recs.append(rule("rec_pr", n=facts.pr_number))
-    if facts.areas:
-        recs.append(rule("rec_areas", areas=names(facts.areas, limit=3, code=False)))
+def recommendations(facts: Facts) -> list[Message]:
+    """Concrete steps this change calls for, or none.
+
+    Each names a thing of this commit: the old default of an environment
+    variable or a flag to keep the old behaviour, the new home of a moved
+    name. The risks carry their own mitigations; a recommendation never
+    repeats one, and "read the PR" or "watch this area" would be true of any
+    commit, so they are not said.
+    """
+    recs: list[Message] = []
+    for name, old, _new in facts.env_redefaulted[:3]:
+        if old:
+            recs.append(rule("rec_env_keep", name=name, old=old))
+    for c in facts.flag_changes:
+        if c.change == "default" and c.old and not reach.is_peripheral(c.path):
+            recs.append(rule("rec_flag_keep", flag=c.flag, old=c.old))
+    _removed, moved = reach.public_removals(facts)
+    if moved:
+        recs.append(rule("rec_moved", names=names(moved)))
     return list(dict.fromkeys(recs))[:5]
 
 

@@ -40,7 +40,7 @@ from repoherald.store.db import Store
 if TYPE_CHECKING:  # imported only by runs that check downstream code
     from repoherald.pipeline.downstream import DownstreamRun
 
-FACTS_VERSION = "4"
+FACTS_VERSION = "5"
 API_CODEC = f"{apicodec.CODEC_VERSION}/facts{FACTS_VERSION}"
 """Under which the store keeps parsed Python blobs: a change of the facts
 (which may be a change of what a parse finds) leaves the old rows behind."""

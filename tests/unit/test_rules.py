@@ -195,8 +195,8 @@ def test_one_analysis_serves_every_language() -> None:
     ]  # fmt: skip
     assert all(isinstance(m, Text) for m in messages), "rules store codes, not prose"
     zh, en = localise("zh", neutral.summary), localise("en", neutral.summary)
-    assert zh == "问题修复：Fix leak in the cache；涉及 vllm"
-    assert en == "Bug fix: Fix leak in the cache; in vllm"
+    assert zh == "问题修复：Fix leak in the cache"
+    assert en == "Bug fix: Fix leak in the cache"
     assert localise("zh", neutral.reasons[0]) == "类型：标题标签 [bugfix]"
     assert localise("en", neutral.reasons[0]) == "Type: title tag [bugfix]"
 
