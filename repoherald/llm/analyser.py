@@ -18,6 +18,7 @@ from is localised into that language first.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -45,6 +46,7 @@ from repoherald.llm.client import (
     SchemaRejected,
 )
 from repoherald.llm.diffpack import FilePatch, estimate_tokens, pack_diff, split_patch
+from repoherald.llm.fit import fit
 from repoherald.llm.job import LlmJob
 from repoherald.llm.prompt import messages, repair_prompt
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
@@ -52,7 +54,7 @@ from repoherald.llm.settings import LlmSettings
 from repoherald.models import Analysis, Importance
 from repoherald.redact import redact, strip_userinfo
 
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"
 BREAKER_THRESHOLD = 3
 """Consecutive connection failures after which the endpoint counts as down for the run."""
 SHORT_OUTPUT_TOKENS = 768
@@ -261,7 +263,7 @@ class LlmAnalyser:
         repair_messages: list[dict[str, str]] = []
         while True:
             model = ShortAnswer if at.depth == "short" else FullAnswer
-            schema = response_schema(model)
+            schema = response_schema(model, self.lang)
             messages, unseen = self._prompt(job, at, patches, schema, client)
             reply = await self._request(client, messages + repair_messages, at, schema)
             if reply is None:
@@ -272,14 +274,15 @@ class LlmAnalyser:
                 repair_messages = []
                 continue
             try:
-                answer = model.model_validate_json(strip_fence(reply.content))
-            except ValidationError as exc:
+                answer = _parse(reply.content, model)
+            except (ValidationError, json.JSONDecodeError) as exc:
+                problem = first_error(exc) if isinstance(exc, ValidationError) else _json_error(exc)
                 if repaired:
-                    raise LlmError(f"invalid JSON after one repair: {first_error(exc)}") from None
+                    raise LlmError(f"invalid JSON after one repair: {problem}") from None
                 repaired = True
                 repair_messages = [
                     {"role": "assistant", "content": reply.content[:4000]},
-                    {"role": "user", "content": repair_prompt(self.lang, first_error(exc))},
+                    {"role": "user", "content": repair_prompt(self.lang, problem)},
                 ]
                 continue
             if at.depth == "short" and answer.importance is not Importance.LOW and not escalated:
@@ -358,3 +361,18 @@ class LlmAnalyser:
             at.max_tokens *= 2
         else:
             at.diff_budget //= 2
+
+
+def _parse(content: str, model: type[ShortAnswer] | type[FullAnswer]) -> ShortAnswer | FullAnswer:
+    """The answer as ``model``; over-long texts and lists are fitted, not refused.
+
+    Raises for what a repair can fix: text that is not JSON, or JSON that
+    breaks the schema otherwise (an unknown enum value, a missing field).
+    """
+    data = json.loads(strip_fence(content))
+    return model.model_validate(fit(data, model))
+
+
+def _json_error(exc: json.JSONDecodeError) -> str:
+    """Where the text stopped being JSON, short enough for a repair turn."""
+    return f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"[:300]
