@@ -264,7 +264,7 @@ class LlmAnalyser:
         while True:
             model = ShortAnswer if at.depth == "short" else FullAnswer
             schema = response_schema(model, self.lang)
-            messages, unseen = self._prompt(job, at, patches, schema, client)
+            messages, unseen = self._prompt(job, at, patches, client)
             reply = await self._request(client, messages + repair_messages, at, schema)
             if reply is None:
                 continue
@@ -299,7 +299,6 @@ class LlmAnalyser:
         job: LlmJob,
         at: _Attempt,
         patches: Sequence[FilePatch],
-        schema: dict[str, Any],
         client: ChatClient,
     ) -> tuple[list[dict[str, str]], tuple[str, ...]]:
         """The messages for one request, with as much diff as the context leaves room for.
@@ -307,7 +306,7 @@ class LlmAnalyser:
         Also returns what of the diff the model did not see, for the page.
         """
         native = client.json_schema_supported
-        base = messages(job, self.lang, at.depth, schema, native, diff=None)
+        base = messages(job, self.lang, at.depth, native, diff=None)
         overhead = sum(estimate_tokens(m["content"]) for m in base)
         room = self.cfg.context_tokens - at.max_tokens - overhead - PROMPT_MARGIN
         if at.diff_budget == 0 or at.diff_budget > room:
@@ -318,7 +317,7 @@ class LlmAnalyser:
         )
         if job.patch_cut:
             unseen += ("… (diff too large: read partially)",)
-        return messages(job, self.lang, at.depth, schema, native, diff=packed), unseen
+        return messages(job, self.lang, at.depth, native, diff=packed), unseen
 
     async def _request(
         self,

@@ -60,7 +60,7 @@ def test_an_over_long_answer_is_fitted_not_repaired(tmp_path: Path) -> None:
     with FakeLLM(verbose) as server:
         analyses = day(tmp_path, server)
         requests = [r.body for r in server.chat_requests if "Fix crash" in json.dumps(r.body)]
-    fix = [a for t, a in analyses.items() if t.startswith("Fix crash")][0]
+    fix = next(a for t, a in analyses.items() if t.startswith("Fix crash"))
     assert len(requests) == 1, "one request: no repair turn"
     assert "impact" in json.dumps(requests[0]), "the full analysis was asked for"
     assert not fix.get("llm_error"), fix.get("llm_error")
