@@ -66,7 +66,7 @@ def fit(data: Any, model: type[BaseModel]) -> Any:
                 value = value[:limit]
             if nested is not None:
                 value = [fit(item, nested) for item in value]
-        elif isinstance(value, str) and limit is not None:
+        elif not is_list and isinstance(value, str) and limit is not None:
             value = cut_text(value, limit)
         elif nested is not None:
             value = fit(value, nested)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from repoherald.config import build_settings
 from repoherald.llm.prompt import prefix_share, system_prompt
+from repoherald.pipeline import run
+from tests.gitfixture import GitFixture
 from tests.integration.test_llm_limits import day, verbose
 from tests.llm_server import FakeLLM
 
@@ -46,3 +49,48 @@ def test_the_rubric_carries_the_labelling_decisions_in_both_languages() -> None:
     assert "judgement_reason: At most 300 characters." in en
     assert "judgement_reason: 最多 300 个字符。" in zh
     assert system_prompt("en", native_schema=False).count("JSON Schema (") == 2
+
+
+MANIFEST = '[project]\nname = "vllm-fooplugin"\ndependencies = ["vllm=={v}"]\n'
+
+
+def test_the_rules_facts_reach_the_model_outside_the_data_block(tmp_path: Path) -> None:
+    repo = GitFixture.init(tmp_path / "vllm-fooplugin")
+    repo.write_many(
+        {
+            "pyproject.toml": MANIFEST.format(v="0.10.0"),
+            "fooplugin/__init__.py": "",
+            "fooplugin/prototype/fast.py": "X = 1\n",
+        }
+    )
+    repo.commit("Initial import", when="2026-05-01T00:30:00+00:00")
+    repo.write("pyproject.toml", MANIFEST.format(v="0.11.0"))
+    repo.commit("chore: tidy the manifest", when="2026-05-01T01:00:00+00:00")
+    repo.write("fooplugin/prototype/fast.py", "X = 2\n")
+    repo.commit("[H100] Tune the prototype kernel", when="2026-05-01T02:00:00+00:00")
+    cfg = tmp_path / "repoherald.toml"
+    cfg.write_text("[llm]\nmax_retries = 1\ntimeout = 10\n", encoding="utf-8")
+    with FakeLLM(verbose) as server:
+        run(
+            build_settings(
+                repos=(str(repo.path),), day="2026-05-01", tz="UTC", lang="zh",
+                config=str(cfg), out=str(tmp_path / "out"), home=str(tmp_path / "home"),
+                cwd=tmp_path, llm_base_url=server.base_url, llm_model="test-model",
+            )
+        )  # fmt: skip
+        users = {
+            title: next(
+                r.body["messages"][1]["content"]
+                for r in server.chat_requests
+                if title in r.body["messages"][1]["content"]
+            )
+            for title in ("chore: tidy the manifest", "[H100] Tune the prototype kernel")
+        }
+        systems = {r.body["messages"][0]["content"] for r in server.chat_requests}
+    assert systems == {system_prompt("zh", native_schema=True)}
+    bump, tune = users["chore: tidy the manifest"], users["[H100] Tune the prototype kernel"]
+    facts = bump[: bump.index("<commit-data-")]
+    assert "- host framework pin moves: vllm ==0.10.0 -> ==0.11.0 (pyproject.toml)" in facts
+    facts = tune[: tune.index("<commit-data-")]
+    assert "- reach: every source file is in an opt-in" in facts, facts
+    assert "- narrowed to one model, platform or hardware generation: " in facts, facts
