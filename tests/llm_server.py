@@ -393,31 +393,40 @@ def _string(node: Mapping[str, Any], text: str) -> str:
     return value
 
 
-_SCHEMA_MARKER = "JSON Schema:"
 _FENCE = re.compile(r"\s*(?:```(?:json)?\s*)?")
 
 
 def _schema_after_marker(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The JSON object after ``JSON Schema:`` in a message; when the prompt carries
+    several (``JSON Schema (short):``, ``JSON Schema (full):``), the one its user
+    message asks for (``answer: full``)."""
     messages = body.get("messages")
     if not isinstance(messages, list):
         return None
+    wanted = _ANSWER_KIND.search(last_user_message(body))
+    found_any: Mapping[str, Any] | None = None
     for message in messages:
         if not isinstance(message, Mapping) or message.get("role") not in ("system", "user"):
             continue
         text = message_text(message)
-        at = text.find(_SCHEMA_MARKER)
-        while at >= 0:
-            start = at + len(_SCHEMA_MARKER)
+        for marker in _SCHEMA_MARKERS.finditer(text):
+            start = marker.end()
             fence = _FENCE.match(text, start)
             start = fence.end() if fence else start
             try:
                 found, _ = json.JSONDecoder().raw_decode(text, start)
             except json.JSONDecodeError:
-                found = None
-            if isinstance(found, Mapping):
+                continue
+            if not isinstance(found, Mapping):
+                continue
+            if wanted is None or marker.group("kind") in (None, wanted.group(1)):
                 return found
-            at = text.find(_SCHEMA_MARKER, start)
-    return None
+            found_any = found_any or found
+    return found_any
+
+
+_SCHEMA_MARKERS = re.compile(r"JSON Schema(?: \((?P<kind>\w+)\))?:\s*")
+_ANSWER_KIND = re.compile(r"^answer: (\w+)$", re.M)
 
 
 def echo_schema_answer(body: dict[str, Any]) -> Reply:

@@ -18,6 +18,7 @@ from is localised into that language first.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -45,6 +46,7 @@ from repoherald.llm.client import (
     SchemaRejected,
 )
 from repoherald.llm.diffpack import FilePatch, estimate_tokens, pack_diff, split_patch
+from repoherald.llm.fit import fit
 from repoherald.llm.job import LlmJob
 from repoherald.llm.prompt import messages, repair_prompt
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
@@ -52,7 +54,7 @@ from repoherald.llm.settings import LlmSettings
 from repoherald.models import Analysis, Importance
 from repoherald.redact import redact, strip_userinfo
 
-PROMPT_VERSION = "2"
+PROMPT_VERSION = "3"
 BREAKER_THRESHOLD = 3
 """Consecutive connection failures after which the endpoint counts as down for the run."""
 SHORT_OUTPUT_TOKENS = 768
@@ -261,8 +263,8 @@ class LlmAnalyser:
         repair_messages: list[dict[str, str]] = []
         while True:
             model = ShortAnswer if at.depth == "short" else FullAnswer
-            schema = response_schema(model)
-            messages, unseen = self._prompt(job, at, patches, schema, client)
+            schema = response_schema(model, self.lang)
+            messages, unseen = self._prompt(job, at, patches, client)
             reply = await self._request(client, messages + repair_messages, at, schema)
             if reply is None:
                 continue
@@ -272,14 +274,15 @@ class LlmAnalyser:
                 repair_messages = []
                 continue
             try:
-                answer = model.model_validate_json(strip_fence(reply.content))
-            except ValidationError as exc:
+                answer = _parse(reply.content, model)
+            except (ValidationError, json.JSONDecodeError) as exc:
+                problem = first_error(exc) if isinstance(exc, ValidationError) else _json_error(exc)
                 if repaired:
-                    raise LlmError(f"invalid JSON after one repair: {first_error(exc)}") from None
+                    raise LlmError(f"invalid JSON after one repair: {problem}") from None
                 repaired = True
                 repair_messages = [
                     {"role": "assistant", "content": reply.content[:4000]},
-                    {"role": "user", "content": repair_prompt(self.lang, first_error(exc))},
+                    {"role": "user", "content": repair_prompt(self.lang, problem)},
                 ]
                 continue
             if at.depth == "short" and answer.importance is not Importance.LOW and not escalated:
@@ -296,7 +299,6 @@ class LlmAnalyser:
         job: LlmJob,
         at: _Attempt,
         patches: Sequence[FilePatch],
-        schema: dict[str, Any],
         client: ChatClient,
     ) -> tuple[list[dict[str, str]], tuple[str, ...]]:
         """The messages for one request, with as much diff as the context leaves room for.
@@ -304,7 +306,7 @@ class LlmAnalyser:
         Also returns what of the diff the model did not see, for the page.
         """
         native = client.json_schema_supported
-        base = messages(job, self.lang, at.depth, schema, native, diff=None)
+        base = messages(job, self.lang, at.depth, native, diff=None)
         overhead = sum(estimate_tokens(m["content"]) for m in base)
         room = self.cfg.context_tokens - at.max_tokens - overhead - PROMPT_MARGIN
         if at.diff_budget == 0 or at.diff_budget > room:
@@ -315,7 +317,7 @@ class LlmAnalyser:
         )
         if job.patch_cut:
             unseen += ("… (diff too large: read partially)",)
-        return messages(job, self.lang, at.depth, schema, native, diff=packed), unseen
+        return messages(job, self.lang, at.depth, native, diff=packed), unseen
 
     async def _request(
         self,
@@ -358,3 +360,18 @@ class LlmAnalyser:
             at.max_tokens *= 2
         else:
             at.diff_budget //= 2
+
+
+def _parse(content: str, model: type[ShortAnswer] | type[FullAnswer]) -> ShortAnswer | FullAnswer:
+    """The answer as ``model``; over-long texts and lists are fitted, not refused.
+
+    Raises for what a repair can fix: text that is not JSON, or JSON that
+    breaks the schema otherwise (an unknown enum value, a missing field).
+    """
+    data = json.loads(strip_fence(content))
+    return model.model_validate(fit(data, model))
+
+
+def _json_error(exc: json.JSONDecodeError) -> str:
+    """Where the text stopped being JSON, short enough for a repair turn."""
+    return f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"[:300]

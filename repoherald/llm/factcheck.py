@@ -7,12 +7,15 @@ code identifier, a figure -- must be traceable to the commit: its paths, its
 message and diff, or the figures of the rule facts. What cannot be traced is
 not silently kept:
 
-* in a list (``impact``, ``recommendations``, ``risks``) the whole item is
-  removed, because an item is one claim and the list reads fine without it;
-* in a single text field (``summary``, ``judgement_reason``,
-  ``insights.*``) the claim is marked in place (``（未核实）`` /
-  `` (unverified)``), because dropping the field would lose the rest of the
-  analysis and rewriting the sentence is not ours to do.
+* a claim that is clearly false -- a path or a CVE id found nowhere in the
+  commit, not in its changed files and not in its message or diff text --
+  removes its list item (``impact``, ``recommendations``, a whole risk),
+  because an item is one claim and the list reads fine without it;
+* anything else untraced (an identifier, a figure) may be a paraphrase of
+  something true, so it is marked in place (``（未核实）`` /
+  `` (unverified)``), in list items as in single text fields
+  (``summary``, ``judgement_reason``, ``insights.*``): dropping it would
+  lose what may be right, and rewriting the sentence is not ours to do.
 
 Prose is never judged: only tokens that *look* checkable are extracted, and
 the extraction errs towards not extracting (a bare ``encoder/decoder`` or
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
@@ -37,7 +40,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from repoherald.i18n import LANGUAGES, t
-from repoherald.llm.schema import FullAnswer, LlmInsights, ShortAnswer
+from repoherald.llm.schema import FullAnswer, LlmInsights, LlmRisk, ShortAnswer, max_length
 
 __all__ = ["MARKERS", "Evidence", "Unsupported", "check"]
 
@@ -179,6 +182,42 @@ class _Claim:
     supported: bool
 
 
+_CJK_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+_CJK_DIGITS |= {"九": 9, "十": 10}
+_WORD_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_WORD_NUMBERS |= {"nine": 9, "ten": 10}
+_CJK_MULTIPLIER = re.compile(rf"([{''.join(_CJK_DIGITS)}])\s*倍|(翻倍|翻番)")
+_WORD_MULTIPLIER = re.compile(
+    rf"(?<![A-Za-z])(?:({'|'.join(_WORD_NUMBERS)})[\s-]*(?:times|fold)\b|(twice|doubles?|doubled)\b"
+    r"|(triples?|tripled)\b)",
+    re.IGNORECASE,
+)
+
+
+def _worded_multipliers(text: str) -> set[str]:
+    """Multipliers written in words: ``两倍``, ``翻倍``, ``two times``, ``twice``, ``tripled``.
+
+    A model that reads "两倍" in the message and writes "2x" repeats it.
+    """
+    out: set[str] = set()
+    for m in _CJK_MULTIPLIER.finditer(text):
+        out.add(str(_CJK_DIGITS[m.group(1)]) if m.group(1) else "2")
+    for m in _WORD_MULTIPLIER.finditer(text):
+        if m.group(1):
+            out.add(str(_WORD_NUMBERS[m.group(1).lower()]))
+        else:
+            out.add("2" if m.group(2) else "3")
+    return out
+
+
+def _scaled(numeral: str, by: int) -> str:
+    """``numeral`` multiplied by ``by`` (``Decimal``, exact), canonical: 0.5 x 100 -> 50."""
+    try:
+        return format((Decimal(numeral.replace(",", "")) * by).normalize(), "f")
+    except InvalidOperation:  # pragma: no cover - the regexes only feed numerals
+        return numeral
+
+
 @dataclass(frozen=True)
 class _NumberIndex:
     """The figures of ``numbers_text``, normalised once per evidence."""
@@ -246,6 +285,7 @@ def _number_index(numbers_text: str) -> _NumberIndex:
             dotted.add(_canon(raw))
     percents = _unit_values(_PERCENT, _PERCENT_SIGN, numbers_text)
     multipliers = _unit_values(_EVIDENCE_MULTIPLIER, _MULTIPLIER_SIGN, numbers_text)
+    multipliers |= _worded_multipliers(numbers_text)
     return _NumberIndex(
         frozenset(numbers),
         frozenset(dotted),
@@ -286,6 +326,16 @@ class _Checker:
         needle = "/" + p
         return any(s.endswith(needle) for s in self._slashed)
 
+    def _path_anywhere(self, token: str) -> bool:
+        """A changed path, or a path the message or diff writes out (a file a comment,
+        an import or a config names): neither is an invention."""
+        if self._path_supported(token):
+            return True
+        p = token.lstrip("/")
+        if p.startswith("./"):
+            p = p[2:]
+        return bool(p) and _path_in_text(self._ev.text, p)
+
     def _identifier_supported(self, token: str) -> bool:
         """In the text verbatim, a module path of a changed file, or every dotted part in the text.
 
@@ -316,7 +366,20 @@ class _Checker:
         return _canon(numeral) in self._num.numbers
 
     def _decimal_supported(self, numeral: str) -> bool:
-        return numeral.replace(",", "") in self._num.dotted or _canon(numeral) in self._num.dotted
+        return (
+            numeral.replace(",", "") in self._num.dotted
+            or _canon(numeral) in self._num.dotted
+            or _scaled(numeral, 100) in self._num.percents
+        )
+
+    def _other_form(self, pattern: re.Pattern[str], value: str) -> bool:
+        """A percentage written as a fraction in the evidence (50% and 0.5), or the
+        reverse; a multiplier written as a plain number in a ``times`` phrase is
+        already in the index."""
+        if pattern is not _PERCENT:
+            return False
+        fraction = format((Decimal(value) / 100).normalize(), "f")
+        return fraction in self._num.dotted or fraction in self._num.numbers
 
     def _version_supported(self, core: str, suffix: str | None, token: str) -> bool:
         """The dotted core occurs (or is a component prefix of a version that does).
@@ -382,7 +445,7 @@ class _Checker:
             token = text[start:path_end]
             if text.startswith("(", end) or not _looks_like_path(token):
                 continue
-            found.append(self._bare(text, start, end, token, "path", self._path_supported(token)))
+            found.append(self._bare(text, start, end, token, "path", self._path_anywhere(token)))
             take(start, end)
 
         for m in _VERSION.finditer(masked()):
@@ -417,7 +480,7 @@ class _Checker:
             for m in pattern.finditer("".join(work)):
                 if _inside_identifier(work, m.start()):
                     continue
-                ok = all(v in known for v in _endpoints(m))
+                ok = all(v in known or self._other_form(pattern, v) for v in _endpoints(m))
                 token = m.group().strip()
                 found.append(self._bare(text, m.start(), m.end(), token, "number", ok))
                 take(m.start(), m.end())
@@ -453,7 +516,7 @@ class _Checker:
         ):
             # ``vllm/v1`` or ``owner/repo`` in code is not file-like; the
             # diff text then counts too, so a quoted import path passes.
-            ok = self._path_supported(content) or (
+            ok = self._path_anywhere(content) or (
                 not _is_file_like(content.rsplit("/", 1)[-1]) and content in self._ev.text
             )
             return _Claim(start, end, end, content, "path", ok)
@@ -468,7 +531,16 @@ class _Checker:
             if len(content.replace(",", "")) < 2:
                 return None
             return _Claim(start, end, end, content, "number", self._int_supported(content))
-        return _Claim(start, end, end, content, "identifier", self._identifier_supported(content))
+        ok = self._identifier_supported(content) or self._expression_supported(content)
+        return _Claim(start, end, end, content, "identifier", ok)
+
+    def _expression_supported(self, content: str) -> bool:
+        """An expression (``self.sampler.sample(logits)``, ``cfg.x = True``) whose every
+        name is supported: the model quoted code in its own spacing or arguments."""
+        if not _EXPRESSION_CHARS.search(content):
+            return False
+        names = [n for n in _DOTTED_NAME.findall(content) if n not in _LITERALS]
+        return bool(names) and all(self._identifier_supported(n) for n in names)
 
     @staticmethod
     def _bare(text: str, start: int, end: int, token: str, kind: str, ok: bool) -> _Claim:
@@ -482,6 +554,16 @@ class _Checker:
         ):
             insert_at = end + 1
         return _Claim(start, end, insert_at, token, kind, ok)
+
+
+_EXPRESSION_CHARS = re.compile(r"[()\[\]=,\s:+*<>!-]")
+_DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "and", "or", "not"})
+
+
+def _path_in_text(text: str, path: str) -> bool:
+    """``path`` written out in ``text`` as a whole path (not the tail of a longer name)."""
+    return re.search(rf"(?<![A-Za-z0-9_.\-]){re.escape(path)}(?![A-Za-z0-9_])", text) is not None
 
 
 _OPEN_QUOTES = frozenset("\"'“‘「『《")
@@ -551,12 +633,13 @@ def _has_word(text: str, word: str) -> bool:
 # -- applying the verdicts -----------------------------------------------------
 
 
-def _max_length(model: type[BaseModel], name: str) -> int | None:
-    for meta in model.model_fields[name].metadata:
-        limit = getattr(meta, "max_length", None)
-        if isinstance(limit, int):
-            return limit
-    return None
+def _clearly_false(claim: _Claim) -> bool:
+    """A path or CVE id found nowhere in the commit: an invention, not a paraphrase.
+
+    Only these remove a list item; an unmatched identifier or figure may be a
+    paraphrase of something true, so it is marked and kept.
+    """
+    return claim.kind == "path" or _CVE.fullmatch(claim.token) is not None
 
 
 def _mark(text: str, claims: list[_Claim], lang: str, limit: int | None) -> tuple[str, str]:
@@ -610,8 +693,9 @@ def check(
 ) -> tuple[ShortAnswer | FullAnswer, list[Unsupported]]:
     """Return a new answer of the same type with unsupported claims handled, and the list.
 
-    List items (``impact``, ``recommendations``, a whole risk) holding any
-    unsupported claim are removed; single text fields are marked in place
+    List items (``impact``, ``recommendations``, a whole risk) holding a
+    clearly false claim (a path or CVE id found nowhere) are removed; other
+    unsupported claims, in list items and single text fields, are marked in place
     with the ``lang`` marker (``zh`` -> ``（未核实）``, anything else ->
     `` (unverified)``). The list is in field order (judgement_reason,
     summary, impact, insights, risks, recommendations), then by position.
@@ -624,28 +708,32 @@ def check(
 
     def single(field: str, text: str, owner: type[BaseModel], name: str) -> str:
         claims = checker.claims(text)
-        new_text, action = _mark(text, claims, lang, _max_length(owner, name))
+        new_text, action = _mark(text, claims, lang, max_length(owner, name))
         found.extend(Unsupported(field, c.token, c.kind, action) for c in claims if not c.supported)
         return new_text
 
-    def failing(field: str, text: str) -> list[Unsupported]:
-        return [
-            Unsupported(field, c.token, c.kind, "removed")
-            for c in checker.claims(text)
-            if not c.supported
-        ]
+    def item(field: str, text: str, limit: int | None) -> tuple[str | None, list[Unsupported]]:
+        """One list item (or risk sub-field): None when a claim in it is clearly false,
+        else the text with its other unsupported claims marked."""
+        claims = checker.claims(text)
+        bad = [c for c in claims if not c.supported]
+        if any(_clearly_false(c) for c in bad):
+            return None, [Unsupported(field, c.token, c.kind, "removed") for c in bad]
+        new_text, action = _mark(text, claims, lang, limit)
+        return new_text, [Unsupported(field, c.token, c.kind, action) for c in bad]
 
     for name in ("judgement_reason", "summary"):
         data[name] = single(name, data[name], model, name)
 
     if isinstance(answer, FullAnswer):
-        kept: list[str] = []
-        for i, item in enumerate(data["impact"]):
-            bad = failing(f"impact[{i}]", item)
-            found.extend(bad)
-            if not bad:
-                kept.append(item)
-        data["impact"] = kept
+        for name in ("impact", "recommendations"):
+            kept: list[str] = []
+            for i, text in enumerate(data[name]):
+                new, bad = item(f"{name}[{i}]", text, None)
+                found.extend(bad)
+                if new is not None:
+                    kept.append(new)
+            data[name] = kept
 
         for name in LlmInsights.model_fields:
             data["insights"][name] = single(
@@ -654,18 +742,17 @@ def check(
 
         kept_risks: list[dict[str, Any]] = []
         for i, risk in enumerate(data["risks"]):
-            bad = [u for key, text in _texts_of(risk) for u in failing(f"risks[{i}].{key}", text)]
-            found.extend(bad)
-            if not bad:
-                kept_risks.append(risk)
+            checked = {
+                key: item(f"risks[{i}].{key}", text, max_length(LlmRisk, key))
+                for key, text in _texts_of(risk)
+            }
+            if any(new is None for new, _ in checked.values()):
+                found.extend(
+                    replace(u, action="removed") for _, bad in checked.values() for u in bad
+                )
+                continue
+            found.extend(u for _, bad in checked.values() for u in bad)
+            kept_risks.append({key: new for key, (new, _) in checked.items()})
         data["risks"] = kept_risks
-
-        kept = []
-        for i, item in enumerate(data["recommendations"]):
-            bad = failing(f"recommendations[{i}]", item)
-            found.extend(bad)
-            if not bad:
-                kept.append(item)
-        data["recommendations"] = kept
 
     return model.model_validate(data), found

@@ -17,3 +17,6 @@ class LlmJob:
     patch: str
     patch_cut: bool
     repo: str
+    downstream: tuple[str, ...] = ()
+    """What the commit breaks or changes in the reader's configured downstream code, one
+    line each; empty when none is configured or the check has not run before the model."""

@@ -18,7 +18,9 @@ import jinja2
 
 from repoherald.emails import hide_emails
 from repoherald.llm.client import dumps_schema
+from repoherald.llm.facts_text import fact_lines
 from repoherald.llm.job import LlmJob
+from repoherald.llm.schema import FullAnswer, ShortAnswer, limits_text, response_schema
 from repoherald.models import PullRequest
 
 _TRAILER = re.compile(
@@ -45,43 +47,75 @@ def clean_message(message: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
+def system_prompt(lang: str, native_schema: bool) -> str:
+    """The system message: the same bytes for every commit of a run in ``lang``.
+
+    Providers cache a request's prefix only when it is byte-identical, so
+    nothing per-commit (repository, nonce, facts) may enter it. Without
+    native structured output both schemas are written out, so the short and
+    the full request share it too.
+    """
+    return _system(lang if lang == "zh" else "en", native_schema)
+
+
+@lru_cache(maxsize=8)
+def _system(lang: str, native_schema: bool) -> str:
+    return (
+        _env()
+        .get_template("system.j2")
+        .render(
+            lang=lang,
+            limits=limits_text(FullAnswer, lang),
+            schema_in_prompt=not native_schema,
+            short_schema=dumps_schema(response_schema(ShortAnswer, lang)),
+            full_schema=dumps_schema(response_schema(FullAnswer, lang)),
+        )
+    )
+
+
 def messages(
     job: LlmJob,
     lang: str,
     depth: str,
-    schema: dict[str, Any],
     native_schema: bool,
     diff: Any,
 ) -> list[dict[str, str]]:
     """The system and user messages of one request (``diff`` None: the prompt without it)."""
     nonce = hashlib.sha256(f"repoherald:{job.commit.sha}".encode()).hexdigest()[:16]
-    env = _env()
-    system = env.get_template("system.j2").render(
-        lang=lang,
-        repo=job.repo,
-        nonce=nonce,
-        schema_in_prompt=not native_schema,
-        schema=dumps_schema(schema),
+    user = (
+        _env()
+        .get_template("user.j2")
+        .render(
+            lang=lang,
+            repo=job.repo,
+            nonce=nonce,
+            depth=depth,
+            facts_lines=fact_lines(job),
+            title=hide_emails(job.commit.title),
+            author=job.commit.author.name,
+            **_pr_fields(job.facts.pull_request),
+            message=clean_message(job.commit.body),
+            facts=job.facts,
+            unseen=list(diff.unseen) if diff is not None else [],
+            diff=diff.text if diff is not None else "",
+        )
     )
-    user = env.get_template("user.j2").render(
-        lang=lang,
-        nonce=nonce,
-        depth=depth,
-        title=hide_emails(job.commit.title),
-        author=job.commit.author.name,
-        pr=job.facts.pr_number,
-        **_pr_fields(job.facts.pull_request),
-        message=clean_message(job.commit.body),
-        facts=job.facts,
-        rules=job.rules,
-        api=", ".join(f"{a.change} {a.name} ({a.path})" for a in job.facts.api_changes[:30]),
-        deps=", ".join(
-            f"{d.name} {d.old or '-'} -> {d.new or '-'}" for d in job.facts.dependency_changes[:30]
-        ),
-        unseen=list(diff.unseen) if diff is not None else [],
-        diff=diff.text if diff is not None else "",
-    )
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return [
+        {"role": "system", "content": system_prompt(lang, native_schema)},
+        {"role": "user", "content": user},
+    ]
+
+
+def prefix_share(request: list[dict[str, str]]) -> float:
+    """The share of a request's prompt characters in its constant prefix (the system message).
+
+    What a provider's prefix cache can serve from a run's second commit on;
+    the bench reports it. 0.0 for a request without a leading system message.
+    """
+    total = sum(len(m["content"]) for m in request)
+    if not total or request[0]["role"] != "system":
+        return 0.0
+    return len(request[0]["content"]) / total
 
 
 def repair_prompt(lang: str, error: str) -> str:

@@ -2,9 +2,16 @@
 
 The schema is sent to the server (structured output), and every answer is
 validated against it before anything reaches a report. Lengths and counts
-are bounded so a runaway answer is rejected, not rendered. Text fields are
-plain sentences: the renderer escapes them, so model Markdown cannot shape
-the page.
+are bounded so a runaway answer never reaches the page whole. Text fields
+are plain sentences: the renderer escapes them, so model Markdown cannot
+shape the page.
+
+Strict-mode servers reject ``maxLength``/``maxItems``, so the bounds are not
+sent as keywords: every field's description states its bound in words, in
+the prompt's language, and the system prompt repeats them
+(:func:`limits_text`). An answer that still runs long is fitted
+(:mod:`repoherald.llm.fit`), not refused: a good answer one sentence too
+long is worth keeping, and a repair request costs a second call.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from repoherald.models import ChangeType, Importance
 
 _TEXT = 600
 _SHORT = 300
+_IMPACT_ITEMS = 8
+_LIST_ITEMS = 5
 
 
 class _Strict(BaseModel):
@@ -52,31 +61,156 @@ class ShortAnswer(_Strict):
 class FullAnswer(ShortAnswer):
     """For medium and high commits: the full analysis."""
 
-    impact: list[str] = Field(max_length=8, description="Who and what the change affects.")
+    impact: list[str] = Field(
+        max_length=_IMPACT_ITEMS, description="Who and what the change affects."
+    )
     insights: LlmInsights
-    risks: list[LlmRisk] = Field(max_length=5)
-    recommendations: list[str] = Field(max_length=5)
+    risks: list[LlmRisk] = Field(max_length=_LIST_ITEMS)
+    recommendations: list[str] = Field(max_length=_LIST_ITEMS)
+
+
+def max_length(model: type[BaseModel], name: str) -> int | None:
+    """The bound the validator enforces on field ``name`` (characters or items), if any."""
+    for meta in model.model_fields[name].metadata:
+        limit = getattr(meta, "max_length", None)
+        if isinstance(limit, int):
+            return limit
+    return None
+
+
+_WHAT: dict[str, dict[str, str]] = {
+    "en": {
+        "change_type": "The change type.",
+        "importance": "How much a downstream engineer should read this commit today.",
+        "judgement_reason": "Why this type and importance; say so if you changed the rules'"
+        " verdict. One or two sentences.",
+        "summary": "What the commit changes, in one to three sentences.",
+        "impact": "Who and what the change affects, one item each.",
+        "insights": "Technical insights on five dimensions.",
+        "risks": "Risks the change creates, with mitigations.",
+        "recommendations": "What a downstream team should do.",
+        "risk": "The risk, in a few words.",
+        "detail": "Why the change creates it.",
+        "mitigation": "What a downstream team can do.",
+        "architecture": "Architecture.",
+        "performance": "Performance.",
+        "security": "Security.",
+        "maintainability": "Maintainability.",
+        "compatibility": "Compatibility.",
+    },
+    "zh": {
+        "change_type": "变更类型。",
+        "importance": "下游工程师今天需要多关注这次提交。",
+        "judgement_reason": "为何给出该类型与重要程度；若改变了规则的判断须说明。一两句话。",
+        "summary": "这次提交改了什么，一到三句话。",
+        "impact": "受影响的人和内容，每项一条。",
+        "insights": "五个维度的技术洞察。",
+        "risks": "这次改动带来的风险及缓解措施。",
+        "recommendations": "下游团队应当做什么。",
+        "risk": "风险，几个词。",
+        "detail": "改动为何带来该风险。",
+        "mitigation": "下游团队可以怎么做。",
+        "architecture": "架构。",
+        "performance": "性能。",
+        "security": "安全。",
+        "maintainability": "可维护性。",
+        "compatibility": "兼容性。",
+    },
+}
+
+
+def _lang(lang: str) -> str:
+    return "zh" if lang.lower().startswith("zh") else "en"
+
+
+def _bound(lang: str, limit: int, is_list: bool) -> str:
+    if _lang(lang) == "zh":
+        return f"最多 {limit} 项。" if is_list else f"最多 {limit} 个字符。"
+    return f"At most {limit} items." if is_list else f"At most {limit} characters."
+
+
+def _described(model: type[BaseModel], name: str, lang: str) -> str:
+    what = _WHAT[_lang(lang)].get(name, "")
+    limit = max_length(model, name)
+    if limit is None:
+        return what
+    annotation = model.model_fields[name].annotation
+    is_list = getattr(annotation, "__origin__", None) is list
+    glue = "" if _lang(lang) == "zh" else " "
+    return f"{what}{glue}{_bound(lang, limit, is_list)}".strip()
+
+
+_MODELS: dict[str, type[BaseModel]] = {
+    "insights": LlmInsights,
+    "risks": LlmRisk,
+}
+
+
+def limits_text(model: type[BaseModel], lang: str) -> list[str]:
+    """Each bounded field of ``model`` (nested ones too) with its bound, one line each."""
+    out: list[str] = []
+    for name in model.model_fields:
+        limit = max_length(model, name)
+        if limit is not None:
+            annotation = model.model_fields[name].annotation
+            is_list = getattr(annotation, "__origin__", None) is list
+            out.append(f"{name}: {_bound(lang, limit, is_list)}")
+        nested = _MODELS.get(name)
+        if nested is not None:
+            prefix = f"{name}[]." if name == "risks" else f"{name}."
+            out.extend(prefix + line for line in limits_text(nested, lang))
+    return out
 
 
 # Keywords OpenAI's strict mode and some local grammars reject; the limits
-# are enforced here, on the answer, instead.
+# are enforced on the answer instead, and stated in the descriptions.
 _UNSENT = {"title", "maxLength", "maxItems", "minLength", "minItems"}
 
 
-def response_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON Schema for ``response_format``: no ``$ref`` (some servers lack it)."""
+def response_schema(model: type[BaseModel], lang: str = "en") -> dict[str, Any]:
+    """The JSON Schema for ``response_format``: no ``$ref`` (some servers lack it).
+
+    Every property carries a description in ``lang`` that states its bound.
+    """
     schema = model.model_json_schema()
     defs = schema.pop("$defs", {})
+    owners: dict[str, type[BaseModel]] = {
+        model.__name__: model,
+        "LlmInsights": LlmInsights,
+        "LlmRisk": LlmRisk,
+    }
 
-    def inline(node: Any) -> Any:
+    def inline(node: Any, owner: type[BaseModel] | None) -> Any:
         if isinstance(node, dict):
             if "$ref" in node:
                 name = node["$ref"].rsplit("/", 1)[-1]
-                return inline(dict(defs[name]))
-            return {k: inline(v) for k, v in node.items() if k not in _UNSENT}
+                return inline(dict(defs[name]), owners.get(name))
+            out: dict[str, Any] = {}
+            for k, v in node.items():
+                if k in _UNSENT:
+                    continue
+                if k == "properties" and owner is not None and isinstance(v, dict):
+                    out[k] = {
+                        prop: _describe(inline(sub, owner), owner, prop, lang)
+                        for prop, sub in v.items()
+                    }
+                elif k == "items" and isinstance(v, dict) and "$ref" in v:
+                    out[k] = inline(v, None)
+                else:
+                    out[k] = inline(v, owner if k != "description" else None)
+            return out
         if isinstance(node, list):
-            return [inline(v) for v in node]
+            return [inline(v, owner) for v in node]
         return node
 
-    flat: dict[str, Any] = inline(schema)
+    flat: dict[str, Any] = inline(schema, model)
     return flat
+
+
+def _describe(node: Any, owner: type[BaseModel], prop: str, lang: str) -> Any:
+    if not isinstance(node, dict) or prop not in owner.model_fields:
+        return node
+    described = _described(owner, prop, lang)
+    if not described:
+        return node
+    return {**node, "description": described}

@@ -204,7 +204,7 @@ def test_every_commit_is_reported_once(day_run: dict[str, Any]) -> None:
 
 def test_normal_answer_replaces_rules(day_run: dict[str, Any]) -> None:
     c = day_run["commits"]["[case-ok]"]["analysis"]
-    assert c["analyser"] == "llm/test-model/2/en"
+    assert c["analyser"] == "llm/test-model/3/en"
     assert c["summary"] == "Adds a function to the module."
     assert c["usage"][0] > 0 and c["usage"][1] > 0
     assert "rules + model" in day_run["md"]
@@ -293,7 +293,7 @@ def test_server_rejecting_json_schema_gets_json_object(tmp_path: Path) -> None:
         result = run(settings(tmp_path, repo, server))
         kinds = [r.body["response_format"]["type"] for r in server.chat_requests]
         assert kinds == ["json_schema", "json_object"]
-        assert "JSON Schema:" in server.chat_requests[1].body["messages"][0]["content"]
+        assert "JSON Schema (full):" in server.chat_requests[1].body["messages"][0]["content"]
     _, twin = load(result)
     assert twin["repos"][0]["commits"][0]["analysis"]["analyser"].startswith("llm/")
 

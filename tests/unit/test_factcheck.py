@@ -123,7 +123,7 @@ def test_rule_fact_figures_may_be_repeated() -> None:
     assert result.impact == answer.impact
 
 
-def test_version_in_dependency_risk_is_kept_when_in_diff() -> None:
+def test_version_in_dependency_risk_is_kept_and_an_unknown_one_marked() -> None:
     kept = LlmRisk(
         risk="transformers 4.57.5 required",
         detail="The pin moves from v4.56.0 to 4.57.5; older environments fail to resolve.",
@@ -136,10 +136,18 @@ def test_version_in_dependency_risk_is_kept_when_in_diff() -> None:
     )
     result, found = check(_full(risks=[kept, invented]), EVIDENCE, "en")
     assert isinstance(result, FullAnswer)
-    assert result.risks == [kept]
+    # A figure not in the change may be a paraphrase: marked, not removed.
+    assert result.risks == [
+        kept,
+        LlmRisk(
+            risk=f"torch 2.6.0{EN} required",
+            detail=f"The change needs torch 2.6.0{EN}.",
+            mitigation="Upgrade torch.",
+        ),
+    ]
     assert found == [
-        Unsupported("risks[1].risk", "2.6.0", "number", "removed"),
-        Unsupported("risks[1].detail", "2.6.0", "number", "removed"),
+        Unsupported("risks[1].risk", "2.6.0", "number", "marked"),
+        Unsupported("risks[1].detail", "2.6.0", "number", "marked"),
     ]
 
 
@@ -354,21 +362,30 @@ def test_full_answer_counts_and_validity() -> None:
     assert isinstance(result, FullAnswer)
     _revalidates(result)
 
-    assert len(result.impact) == 1
-    assert len(result.risks) == 1
-    assert result.recommendations == ["Upgrade transformers to 4.57.5."]
+    # Only the item with a path found nowhere is removed; unknown figures and
+    # identifiers are marked in place.
+    assert result.impact == [
+        "EAGLE users on vllm/v1/spec_decode/eagle.py.",
+        f"Draft acceptance improves by 12.5%{EN}.",
+    ]
+    assert len(result.risks) == 2
+    assert result.risks[1].detail == f"Re-allocation may add 512{EN} MB per request."
+    assert result.recommendations == [
+        "Upgrade transformers to 4.57.5.",
+        f"Pin vLLM to v0.6.1{EN}.",
+    ]
 
     by_action = {a: sum(1 for u in found if u.action == a) for a in ("marked", "removed")}
-    singles = (result.summary, result.judgement_reason, *result.insights.model_dump().values())
-    marked_in_text = sum(text.count(EN) for text in singles)
-    assert by_action["marked"] == marked_in_text == 2
-    assert [u.field for u in found if u.action == "removed"] == [
-        "impact[1]",
-        "impact[2]",
-        "risks[1].detail",
-        "risks[1].mitigation",
-        "recommendations[1]",
-    ]
+    texts = (
+        result.summary,
+        result.judgement_reason,
+        *result.insights.model_dump().values(),
+        *result.impact,
+        *(t for r in result.risks for t in (r.risk, r.detail, r.mitigation)),
+        *result.recommendations,
+    )
+    assert by_action["marked"] == sum(text.count(EN) for text in texts) == 6
+    assert [u.field for u in found if u.action == "removed"] == ["impact[1]"]
     assert {u.kind for u in found} == {"number", "path", "identifier"}
 
 
