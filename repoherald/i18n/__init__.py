@@ -13,6 +13,7 @@ words a reader sees. Two kinds of text reach a report:
 
 from __future__ import annotations
 
+import string
 from dataclasses import replace
 from typing import Any
 
@@ -25,10 +26,34 @@ LANGUAGES: tuple[str, ...] = tuple(CATALOGUES)
 EMOJI = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}
 
 
+class _CatalogueFormatter(string.Formatter):
+    """``str.format`` plus one spec for counted nouns: ``{n:p/file/files}``.
+
+    The spec prints the first word when the value is 1 and the second
+    otherwise, so English says "1 file" and "2 files" from one catalogue
+    entry (``"{n} {n:p/file/files}"``); languages without plural forms
+    simply do not use it.
+    """
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if format_spec.startswith("p/"):
+            one, _, many = format_spec[2:].partition("/")
+            return one if value == 1 else many
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _CatalogueFormatter()
+
+
+def fill(entry: str, args: dict[str, Any]) -> str:
+    """A catalogue entry with its arguments (arguments are data, never format strings)."""
+    return _FORMATTER.vformat(entry, (), args)
+
+
 def t(lang: str, key: str, **kwargs: Any) -> str:
     """The text for ``key`` in ``lang``, formatted with ``kwargs``."""
     text = CATALOGUES[lang][key]
-    return text.format(**kwargs) if kwargs else text
+    return fill(text, kwargs) if kwargs else text
 
 
 def type_label(lang: str, change_type: ChangeType) -> str:
@@ -63,7 +88,7 @@ def localise(lang: str, message: Message) -> str:
     text = catalogue[message.code]
     if not message.args:
         return text
-    return text.format(**{name: _argument(lang, value) for name, value in message.args.items()})
+    return fill(text, {name: _argument(lang, value) for name, value in message.args.items()})
 
 
 def _argument(lang: str, value: Arg) -> str | int:

@@ -19,8 +19,11 @@ CATALOGUE: dict[str, str] = {
     "stats": "📊 Statistics",
     "commits_table": "📝 Commits",
     "group": "{emoji} {label} importance ({count})",
-    "stats_line": "{n} commits today | 🔴 High {h} | 🟡 Medium {m} | 🟢 Low {l}",
-    "stats_lines": "{files} files changed, +{added}/−{deleted} lines; {authors} authors",
+    "stats_line": "{n} {n:p/commit/commits} today | 🔴 High {h} | 🟡 Medium {m} | 🟢 Low {l}",
+    "stats_lines": (
+        "{files} {files:p/file/files} changed, +{added}/−{deleted} lines;"
+        " {authors} {authors:p/author/authors}"
+    ),
     "stats_types": "Change types",
     "stats_areas": "Main areas",
     "col_time": "Time",
@@ -38,7 +41,7 @@ CATALOGUE: dict[str, str] = {
     "field_author": "👤 Author",
     "field_coauthors": "co-authors",
     "field_files": "📁 Changes",
-    "files_fmt": "{files} files, +{added}/−{deleted} lines",
+    "files_fmt": "{files} {files:p/file/files}, +{added}/−{deleted} lines",
     "field_areas": "🧩 Areas",
     "field_description": "💬 Description (the author's words)",
     "field_impact": "🎯 Impact scope",
@@ -62,10 +65,10 @@ CATALOGUE: dict[str, str] = {
     " URL instead.",
     "decode_warning": "The commit message has bytes that do not decode in its declared encoding;"
     " they are shown replaced.",
-    "more_files": "…and {n} more files",
+    "more_files": "…and {n} more {n:p/file/files}",
     "merge_note": "Merge commit: changes are counted against the first parent.",
-    "patches_withheld": "GitHub sent no patch for {n} files (too large); their line counts are"
-    " exact but their contents were not read: {files}.",
+    "patches_withheld": "GitHub sent no patch for {n} {n:p/file/files} (too large);"
+    " their line counts are exact but their contents were not read: {files}.",
     "files_truncated": "GitHub lists at most 3,000 files of a commit: this commit changed more,"
     " and only those are counted.",
     "empty_message": "(empty commit message)",
@@ -73,11 +76,11 @@ CATALOGUE: dict[str, str] = {
     "back_to_top": "Back to contents",
     "llm_failed": "{error}; the rule analysis is shown instead.",
     "rule_verdict": "the model changed the rules' verdict (was {verdict}); see why above",
-    "unverified": "Fact-check: {n} claims the change does not support were marked or removed"
-    " ({items})",
+    "unverified": "Fact-check: {n} {n:p/claim/claims} the change does not support"
+    " {n:p/was/were} marked or removed ({items})",
     "unseen": "Files the model did not see: {files}",
-    "llm_usage": "LLM usage: {n} commits analysed by the model, {prompt} prompt tokens,"
-    " {completion} completion tokens.",
+    "llm_usage": "LLM usage: {n} {n:p/commit/commits} analysed by the model,"
+    " {prompt} prompt tokens, {completion} completion tokens.",
     "llm_by": "rules + model ({analysers})",
     "partial_day": (
         "This day is not over yet: the report covers commits up to {time};"
@@ -119,7 +122,7 @@ CATALOGUE: dict[str, str] = {
     "rule.t_deps": "versions changed in a dependency manifest and the title says so",
     "rule.t_verb": "the title's verb “{word}”",
     "rule.t_keyword": "title keyword “{word}”",
-    "rule.t_new_files": "{n} new source files",
+    "rule.t_new_files": "{n} new source {n:p/file/files}",
     "rule.t_host_bump": "the pinned version of the host framework `{name}` changed",
     "rule.t_release": "a release: the project's own version changed, no dependency did",
     "rule.t_scope": "the Conventional Commits scope “{scope}”, backed by the files",
@@ -152,7 +155,9 @@ CATALOGUE: dict[str, str] = {
     "rule.r_label_breaking": "the pull request is labelled `{label}` (a compatibility change)",
     "rule.r_breaking": "marked as a breaking change",
     "rule.r_removal": "removes or deprecates a user-facing feature, flag or API",
-    "rule.r_param_removed": "parameter `{param}` removed from {n} public functions: {names}",
+    "rule.r_param_removed": (
+        "parameter `{param}` removed from {n} public {n:p/function/functions}: {names}"
+    ),
     "rule.r_op_removed": (
         "removes the registered operators {names}: calls through `torch.ops` or the bindings break"
     ),
@@ -172,12 +177,14 @@ CATALOGUE: dict[str, str] = {
     "rule.r_module_removed": "deletes the public module {names}: imports of it break",
     "rule.r_env_removed": "environment variables no longer read: {names}",
     "rule.r_env_default": "the default of `{name}` changes from `{old}` to `{new}`",
-    "rule.r_api": "{n} public APIs removed or re-signed: {names}",
+    "rule.r_api": "{n} public {n:p/API/APIs} removed or re-signed: {names}",
     "rule.r_api_medium": "public API changed: {names}",
     "rule.r_package_removed": "deletes the public package {names}: its imports break",
     "rule.r_toggle": "switches the config field or flag `{flag}`",
     "rule.r_default": "changes a default value or behaviour",
-    "rule.r_new_component": "adds a new component ({n} new source files, +{lines} lines)",
+    "rule.r_new_component": (
+        "adds a new component ({n} new source {n:p/file/files}, +{lines} lines)"
+    ),
     "rule.r_low_only_wins": "severity words, but only {kinds} files changed: no runtime effect",
     "rule.r_low_only": "only {kinds} files changed",
     "rule.r_narrow": "confined to {scope}: at most medium",
@@ -201,15 +208,15 @@ CATALOGUE: dict[str, str] = {
     "rule.s_adds": "adds {names}",
     "rule.s_deps": "dependencies: {deps}",
     # -- Rules write-up: the impact scope.
-    "rule.i_area": "`{area}`: {n} files (+{added}/−{deleted})",
-    "rule.i_more_areas": "{n} more areas",
+    "rule.i_area": "`{area}`: {n} {n:p/file/files} (+{added}/−{deleted})",
+    "rule.i_more_areas": "{n} more {n:p/area/areas}",
     "rule.i_api_removed": "Public API removed: {names}",
     "rule.i_api_moved": "Public API moved to another module: {names}",
     "rule.i_api_changed": "Public API re-signed: {names}",
     "rule.i_api_added": "Public API added: {names}",
     "rule.i_deps": "Dependency versions: {deps}",
     "rule.i_status": "Files: {list}",
-    "rule.i_special": "{n} binary/symlink/submodule entries (measured, not parsed)",
+    "rule.i_special": "{n} binary/symlink/submodule {n:p/entry/entries} (measured, not parsed)",
     "rule.i_unparsed": "Python files too large or unparsable (lines counted, API not read):"
     " {names}",
     "rule.st_added": "{n} added",
@@ -219,7 +226,7 @@ CATALOGUE: dict[str, str] = {
     "rule.st_type_changed": "{n} changed type",
     "rule.st_modified": "{n} modified",
     # -- Rules write-up: the technical insights.
-    "rule.in_arch_files": "{added} source files added and {deleted} deleted ({list})",
+    "rule.in_arch_files": "source files: {added} added, {deleted} deleted ({list})",
     "rule.in_sec_signal": "the message concerns security (“{word}”): assess promptly",
     "rule.in_sec_deps": "dependency versions changed: review supply chain and known advisories",
     "rule.in_maint_tests": "tests changed with the source: {names}",
@@ -280,7 +287,9 @@ CATALOGUE: dict[str, str] = {
     "llm.unverified_marker_only": "[unverified]",
     # -- LLM path: an endpoint that could not be reached (one commit's note; the header's count).
     "llm.unavailable": "LLM unavailable (the endpoint could not be reached)",
-    "llm.fell_back": "; {n} commits have no model analysis and show the rules analysis",
+    "llm.fell_back": (
+        "; {n} {n:p/commit has/commits have} no model analysis and show the rules analysis"
+    ),
     # -- "Affects your code": what a commit breaks or changes in the reader's downstream code.
     "ds.title": "⚠️ Affects your code",
     "ds.kind.breaks": "breaks",
@@ -291,15 +300,15 @@ CATALOGUE: dict[str, str] = {
     "ds.reason_watch_more": "touches the watched path {path} ({glob}), and {n} more",
     "ds.packages": "Your code was searched for uses of the upstream package(s) {packages}.",
     "ds.summary": "breaks: {breaks}, changes: {changes}",
-    "ds.checked": "{files} Python files checked ({lines} lines parsed)",
+    "ds.checked": "{files} Python {files:p/file/files} checked ({lines} lines parsed)",
     "ds.not_checked": "not checked: {n} ({reasons})",
     "ds.none": "No commit of this day affects this code.",
     "ds.more": "…and {n} more (the JSON twin lists them all)",
     "ds.from": "from",
     "ds.item": "{what}: {upstream}",
     "ds.item_moved": "{what}: {upstream} → {replacement}",
-    "ds.upstream_unparsed": "{n} changed upstream files that your code uses did not parse and"
-    " were not compared.",
+    "ds.upstream_unparsed": "{n} changed upstream {n:p/file/files} that your code uses"
+    " did not parse and {n:p/was/were} not compared.",
     "ds.watch": "Watched paths",
     "ds.watch_none": "No commit of this day touches {globs}.",
     "ds.watch_item": "{glob}: {paths}",
@@ -392,9 +401,9 @@ CATALOGUE: dict[str, str] = {
     "index.col_commits": "Commits",
     "index.failed": "failed to read",
     "digest.title": "{name} · {date}",
-    "digest.counts": "{total} commits: 🔴 {high} · 🟡 {medium} · 🟢 {low}",
-    "digest.medium": "🟡 {count} medium-importance commit(s): see the full report",
-    "digest.more": "… and {count} more 🔴 item(s) left out",
+    "digest.counts": "{total} {total:p/commit/commits}: 🔴 {high} · 🟡 {medium} · 🟢 {low}",
+    "digest.medium": "🟡 {count} medium-importance {count:p/commit/commits}: see the full report",
+    "digest.more": "… and {count} more 🔴 {count:p/item/items} left out",
     "digest.full": "Full report",
     "digest.where": "Full report: {path} in the archive",
     # -- E-mail: the subject when the [[publish]] table sets none.

@@ -127,7 +127,7 @@ def analyse_day(
     missing = [sha for sha in order if sha not in cached]
     if not missing:
         return [entries[sha] for sha in order]
-    events.say(f"{name}: analysing {len(missing)} commits ({len(entries)} cached)", "facts", name)
+    events.say(f"{name}: analysing {_commits(len(missing))} ({len(entries)} cached)", "facts", name)
     with events.stage("source", name):
         commits = source.read_commits(missing)
         # A commit whose parent is absent (shallow local clone): its diff cannot
@@ -314,7 +314,7 @@ def deepen_with_llm(
             jobs.append(LlmJob(e.commit, e.facts, e.analysis, patch, cut, st.name))
             slots.append((r, i))
     if jobs:
-        events.say(f"LLM: analysing {len(jobs)} commits ({len(cached)} cached)", "llm")
+        events.say(f"LLM: analysing {_commits(len(jobs))} ({len(cached)} cached)", "llm")
 
     def progress(done: int, total: int) -> None:
         events.emit(Event("progress", "llm", done=done, total=total))
@@ -347,3 +347,8 @@ def deepen_with_llm(
             "llm",
         )
     return out
+
+
+def _commits(n: int) -> str:
+    """``1 commit``, ``2 commits``: progress lines are English, like the CLI's other output."""
+    return f"{n} commit" if n == 1 else f"{n} commits"

@@ -159,7 +159,7 @@ def test_an_upstream_file_you_use_that_stops_parsing_is_counted(tmp_path: Path) 
     check = twin["repos"][0]["downstream"]
     assert check["upstream_unparsed"] == 1
     assert check["projects"][0]["impacts"] == [], "no guess about a file that does not parse"
-    assert "1 changed upstream files that your code uses did not parse" in md
+    assert "1 changed upstream file that your code uses did not parse" in md
 
 
 def test_the_cached_index_is_read_back_and_no_cache_rebuilds_it(tmp_path: Path) -> None:

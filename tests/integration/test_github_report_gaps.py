@@ -54,7 +54,7 @@ def day(git_repo: GitFixture) -> GitFixture:
 @pytest.mark.parametrize(
     ("lang", "withheld", "cut"),
     [
-        ("en", "GitHub sent no patch for 1 files", "at most 3,000 files"),
+        ("en", "GitHub sent no patch for 1 file", "at most 3,000 files"),
         ("zh", "未提供 1 个", "最多列出一个提交的 3,000"),
     ],
 )

@@ -99,7 +99,7 @@ def test_slack_blocks_cut_whole_items_and_say_how_many(max_blocks: int, total_ma
     kept = [ln for s in sections for ln in s.splitlines()]
     assert len(kept) + left == 100 and all(ln.endswith(">") for ln in kept)
     context = [e["text"] for e in blocks[-1]["elements"]]
-    assert f"… and {left} more 🔴 item(s) left out" in context
+    assert f"… and {left} more 🔴 {'item' if left == 1 else 'items'} left out" in context
     assert blocks[0]["text"]["text"] == "vllm · 2026-04-01" and "110 commits" in context[0]
 
 

@@ -138,3 +138,12 @@ def test_localised_analysis_is_prose_everywhere() -> None:
     ]  # fmt: skip
     assert all(isinstance(p, str) for p in parts)
     assert analysis.reasons[0].startswith("类型：")
+
+
+def test_english_counts_agree_with_their_nouns() -> None:
+    one = Text("rule.i_area", {"area": "docs", "n": 1, "added": 2, "deleted": 0})
+    two = Text("rule.i_area", {"area": "docs", "n": 2, "added": 2, "deleted": 0})
+    assert localise("en", one) == "`docs`: 1 file (+2/−0)"
+    assert localise("en", two) == "`docs`: 2 files (+2/−0)"
+    assert localise("zh", one) == "`docs`：1 个文件（+2/−0）"
+    assert t("en", "stats_line", n=1, h=0, m=1, l=0).startswith("1 commit today")
