@@ -311,7 +311,9 @@ def deepen_with_llm(
             if e.commit.sha in cached or e.analysis.error or st.source is None:
                 continue
             patch, cut = st.source.patch(e.commit)
-            jobs.append(LlmJob(e.commit, e.facts, e.analysis, patch, cut, st.name))
+            jobs.append(
+                LlmJob(e.commit, e.facts, e.analysis, patch, cut, st.name, _downstream_lines(e))
+            )
             slots.append((r, i))
     if jobs:
         events.say(f"LLM: analysing {_commits(len(jobs))} ({len(cached)} cached)", "llm")
@@ -352,3 +354,10 @@ def deepen_with_llm(
 def _commits(n: int) -> str:
     """``1 commit``, ``2 commits``: progress lines are English, like the CLI's other output."""
     return f"{n} commit" if n == 1 else f"{n} commits"
+
+
+def _downstream_lines(entry: Entry) -> tuple[str, ...]:
+    """What the downstream check found for the commit, one line each, for the model's prompt."""
+    lines = [f"{i.kind} {i.project}: {i.path}:{i.line} ({i.upstream})" for i in entry.impacts]
+    lines += [f"touches watched path {h.path} ({h.glob})" for h in entry.watched]
+    return tuple(lines)

@@ -121,6 +121,19 @@ class DownstreamRun:
             out.extend(_record(c.config.label, i) for i in match(changes, c.index, self.aliases))
         return out, sum(1 for ch in changes if ch.kind == UNPARSED)
 
+    def keep_floor(self, entry: Entry) -> Entry:
+        """The entry with its downstream 🔴 and reason, if a later analysis lost them.
+
+        The rules analysis got them in :meth:`check_day`; a model's answer
+        replaces that analysis, so the floor is applied to it once more.
+        """
+        if not (entry.impacts or entry.watched):
+            return entry
+        first = entry.analysis.reasons[0] if entry.analysis.reasons else None
+        if isinstance(first, Text) and first.code.startswith("ds."):
+            return entry
+        return raise_importance(entry, self._names())
+
     def _names(self) -> dict[str, str]:
         return {c.config.label: c.project.name for c in self.checkouts}
 

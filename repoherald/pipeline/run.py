@@ -255,6 +255,14 @@ def _check_downstream(
     return entries_out, checks
 
 
+def _downstream_floor(states: list[RepoRun], per_repo: list[list[Entry]]) -> list[list[Entry]]:
+    """🔴 again for model answers about commits that break or touch the reader's code."""
+    return [
+        entries if st.downstream is None else [st.downstream.keep_floor(e) for e in entries]
+        for st, entries in zip(states, per_repo, strict=True)
+    ]
+
+
 def _stale_since(st: RepoRun, day: date) -> date | None:
     newest = st.unfetched_newest
     return newest if newest is not None and (day - newest).days > STALE_AFTER_DAYS else None
@@ -372,10 +380,13 @@ def _report_days(
                         st.error = str(exc)
                         failures.append(str(exc))
                 per_repo.append(entries)
+            # Downstream first: the model is told what the commit breaks in the reader's
+            # code, and the 🔴 that such a hit earns is applied again to its answer.
+            per_repo, checks = _check_downstream(states, per_repo)
             if llm is not None:
                 per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
+                per_repo = _downstream_floor(states, per_repo)
             analysers = _analysers(rules, llm, per_repo)
-            per_repo, checks = _check_downstream(states, per_repo)
             sections = [
                 RepoSection(
                     st.name,
