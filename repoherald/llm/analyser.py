@@ -274,7 +274,7 @@ class LlmAnalyser:
                 repair_messages = []
                 continue
             try:
-                answer = _parse(reply.content, model)
+                answer = parse_answer(reply.content, model)
             except (ValidationError, json.JSONDecodeError) as exc:
                 problem = first_error(exc) if isinstance(exc, ValidationError) else _json_error(exc)
                 if repaired:
@@ -362,7 +362,9 @@ class LlmAnalyser:
             at.diff_budget //= 2
 
 
-def _parse(content: str, model: type[ShortAnswer] | type[FullAnswer]) -> ShortAnswer | FullAnswer:
+def parse_answer(
+    content: str, model: type[ShortAnswer] | type[FullAnswer]
+) -> ShortAnswer | FullAnswer:
     """The answer as ``model``; over-long texts and lists are fitted, not refused.
 
     Raises for what a repair can fix: text that is not JSON, or JSON that

@@ -42,7 +42,7 @@ from pydantic import BaseModel
 from repoherald.i18n import LANGUAGES, t
 from repoherald.llm.schema import FullAnswer, LlmInsights, LlmRisk, ShortAnswer, max_length
 
-__all__ = ["MARKERS", "Evidence", "Unsupported", "check"]
+__all__ = ["MARKERS", "Claim", "Evidence", "Unsupported", "audit", "check"]
 
 
 @dataclass(frozen=True)
@@ -756,3 +756,37 @@ def check(
         data["risks"] = kept_risks
 
     return model.model_validate(data), found
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable token of an answer and whether the evidence supports it (for audits)."""
+
+    field: str
+    text: str
+    """The whole text the token sits in."""
+    claim: str
+    kind: str
+    supported: bool
+
+
+def audit(answer: ShortAnswer | FullAnswer, evidence: Evidence) -> list[Claim]:
+    """Every claim :func:`check` extracts from ``answer``, supported or not, in field order.
+
+    :func:`check` reports only what it marked or removed; measuring it also
+    needs what it let through, which is this list's supported claims.
+    """
+    checker = _Checker(evidence)
+    data = answer.model_dump()
+    texts: list[tuple[str, str]] = [(n, data[n]) for n in ("judgement_reason", "summary")]
+    if isinstance(answer, FullAnswer):
+        for name in ("impact", "recommendations"):
+            texts.extend((f"{name}[{i}]", text) for i, text in enumerate(data[name]))
+        texts.extend((f"insights.{n}", data["insights"][n]) for n in LlmInsights.model_fields)
+        for i, risk in enumerate(data["risks"]):
+            texts.extend((f"risks[{i}].{key}", text) for key, text in _texts_of(risk))
+    return [
+        Claim(field, text, c.token, c.kind, c.supported)
+        for field, text in texts
+        for c in checker.claims(text)
+    ]

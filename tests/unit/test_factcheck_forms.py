@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from repoherald.llm.factcheck import MARKERS, Evidence, Unsupported, check
+from repoherald.llm.factcheck import MARKERS, Evidence, Unsupported, audit, check
 from repoherald.llm.schema import FullAnswer, LlmInsights, ShortAnswer
 from repoherald.models import ChangeType, Importance
 
@@ -136,3 +136,12 @@ def test_only_clearly_false_items_are_removed() -> None:
         ("recommendations[0]", "removed"),
         ("recommendations[1]", "marked"),
     ]
+
+
+def test_the_audit_lists_what_the_check_lets_through_and_what_it_flags() -> None:
+    answer = _short("`cfg.max_top_k` batches; a 60% gain in `Sampler.forward` and `Sampler.warp`.")
+    claims = {(c.claim, c.supported) for c in audit(answer, EVIDENCE)}
+    _, flagged = check(answer, EVIDENCE, "en")
+    assert ("cfg.max_top_k", True) in claims and ("Sampler.forward", True) in claims
+    assert {c for c, ok in claims if not ok} == {u.claim for u in flagged}
+    assert {"60%", "Sampler.warp"} <= {u.claim for u in flagged}
