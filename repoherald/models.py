@@ -253,6 +253,9 @@ class Facts:
     """Command-line flags removed, renamed or re-defaulted."""
     version_only: bool = False
     """Every changed line outside docs is a version string: a release or dev-version bump."""
+    pin_moves: tuple[tuple[str, str, str], ...] = ()
+    """(path, old, new) of each dedicated pin file changed (``vllm_lkg.version``); a value
+    that does not look like a commit, tag or version is empty."""
     file_areas: tuple[str, ...] = ()
     """The area of each of ``files``, in the same order (empty in facts cached before it)."""
 
@@ -525,6 +528,7 @@ def facts_from_dict(d: dict[str, Any]) -> Facts:
         flag_changes=tuple(FlagChange(**c) for c in d.get("flag_changes", ())),
         version_only=d.get("version_only", False),
         file_areas=tuple(d.get("file_areas", ())),
+        pin_moves=tuple((str(p), str(o), str(n)) for p, o, n in d.get("pin_moves", ())),
         env_redefaulted=tuple((str(n), str(o), str(w)) for n, o, w in d.get("env_redefaulted", ())),
     )
 

@@ -491,6 +491,7 @@ class FactsExtractor:
             deleted=sum(f.deleted for f in files),
             areas=ordered_areas,
             file_areas=file_areas,
+            pin_moves=hostpins.pin_file_moves(files, self._text),
             pr_number=info.pr_number,
             tags=info.tags,
             conventional_type=info.conventional_type,

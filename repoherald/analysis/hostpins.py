@@ -25,6 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import lru_cache
+from pathlib import PurePosixPath
 
 from repoherald.models import DependencyChange, FileChange, HostBump
 
@@ -168,6 +169,52 @@ FRAMEWORKS = frozenset(
     {"torch", "torch-npu", "torch-xla", "jax", "jaxlib", "mindspore", "paddlepaddle", "tensorflow"}
 )
 """Deep-learning frameworks a library is compiled or tested against, whatever its name."""
+PIN_FILE = re.compile(
+    r"^(?P<name>[a-z][\w-]*?)[._-]?(lkg|commit|pin|ref)?"
+    r"(\.version|[._-]version\.txt|[._-]commit\.txt|[._-](lkg|commit|pin)(\.txt)?)$",
+    re.I,
+)
+"""A file that pins one package by name (``vllm_lkg.version``, ``torch-commit.txt``)."""
+_TOOLCHAINS = frozenset({"python", "node", "ruby", "go", "golang", "rust", "java", "nvm", "tool"})
+_PIN_VALUE = re.compile(r"^[\w.+\-/:@]{1,64}$")
+"""What a pin file may hold to be quoted: a commit, a tag or a version, nothing else."""
+PIN_FILE_BYTES = 4096
+
+
+def pin_file_package(path: str) -> str | None:
+    """The package a dedicated pin file names; toolchain pins (``.python-version``) are not."""
+    name = PurePosixPath(path).name
+    hit = PIN_FILE.match(name)
+    if not hit or name.startswith("."):
+        return None
+    package = hit.group("name").strip("_-.")
+    return package if package and package.lower() not in _TOOLCHAINS else None
+
+
+def pin_file_moves(
+    files: Iterable[FileChange], text: Callable[[str], str | None]
+) -> tuple[tuple[str, str, str], ...]:
+    """``(path, old, new)`` of each pin file the commit changes, its first line on each side.
+
+    A value is kept only when it looks like a commit, tag or version: the
+    file is written by strangers, and what it says reaches the report and
+    the model's facts.
+    """
+    out = []
+    for f in files:
+        if pin_file_package(f.path) is None or f.binary:
+            continue
+        sides = []
+        for oid in (f.old_blob, f.new_blob):
+            body = text(oid) if oid else None
+            first = next(
+                (ln.strip() for ln in (body or "")[:PIN_FILE_BYTES].splitlines() if ln.strip()), ""
+            )
+            sides.append(first if _PIN_VALUE.match(first) else "")
+        out.append((f.path, sides[0], sides[1]))
+    return tuple(out)
+
+
 _EXACT = re.compile(r"^(?:\[[^\]]*\])?\s*===?\s*(?P<version>[^,;\s]+)\s*$")
 
 

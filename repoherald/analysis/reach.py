@@ -24,6 +24,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from repoherald.analysis.facts import file_kind
+from repoherald.analysis.hostpins import pin_file_package
 from repoherald.analysis.opschema import arguments_break
 from repoherald.models import ApiChange, Facts, FileStatus, OpChange
 
@@ -60,12 +61,6 @@ HARDWARE_GENERATION = re.compile(
     re.I,
 )
 """One hardware generation named in a title."""
-_PIN_FILE = re.compile(
-    r"^(?P<name>[a-z][\w-]*?)[._-]?(lkg|commit|pin|ref)?"
-    r"(\.version|[._-]version\.txt|[._-]commit\.txt|[._-](lkg|commit|pin)(\.txt)?)$",
-    re.I,
-)
-_TOOLCHAINS = frozenset({"python", "node", "ruby", "go", "golang", "rust", "java", "nvm", "tool"})
 
 
 @lru_cache(maxsize=65536)
@@ -396,11 +391,16 @@ def host_pin(facts: Facts) -> str | None:
     built against. Toolchain pins (``.python-version``) are not hosts.
     """
     for f in facts.files:
-        name = PurePosixPath(f.path).name
-        hit = _PIN_FILE.match(name)
-        if not hit or name.startswith("."):
-            continue
-        package = hit.group("name").strip("_-.")
-        if package and package.lower() not in _TOOLCHAINS:
+        package = pin_file_package(f.path)
+        if package:
             return package
+    return None
+
+
+def host_pin_move(facts: Facts) -> tuple[str, str, str, str] | None:
+    """``(package, old, new, path)`` of the host pin file the commit moves, when both are read."""
+    for path, old, new in facts.pin_moves:
+        package = pin_file_package(path)
+        if package and old and new and old != new:
+            return package, old, new, path
     return None

@@ -331,7 +331,13 @@ def decide(commit: Commit, facts: Facts) -> Verdict:
     ctype, type_reason = classify_type(commit.title, facts)
     host = reach.host_pin(facts) if ctype is ChangeType.DEPENDENCIES else None
     if host:
-        return Verdict(ctype, type_reason, Importance.HIGH, [rule("r_host_pin", name=host)])
+        move = reach.host_pin_move(facts)
+        reason = (
+            rule("r_host_bump", name=move[0], old=move[1], new=move[2], path=move[3])
+            if move
+            else rule("r_host_pin", name=host)
+        )
+        return Verdict(ctype, type_reason, Importance.HIGH, [reason])
     if facts.host_bumps and not facts.is_revert:
         bumps = [
             rule("r_host_bump", name=b.name, old=b.old, new=b.new, path=b.path)
@@ -562,16 +568,22 @@ def _new_family(ctype: ChangeType, facts: Facts) -> str | None:
 _QUIET_TYPES = (ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD)
 
 
+_SENTENCE_END = re.compile(r"(?<![ei]\.[eg]\.)(?<!etc\.)(?<=[.!?。！？])\s+|\n\s*\n")
+"""Where a sentence of a description ends (not after "e.g.", "i.e." or "etc.")."""
+
+
 def _body_severity(body: str) -> list[Text]:
     """A fix whose description names a failure and how broadly it struck.
 
     "every MoE job raised TypeError", "a default serve OOMs": the failure
     word alone is too common in descriptions; with a breadth word in the
-    same paragraph it is what a reader would call severe.
+    same sentence it is what a reader would call severe. The same paragraph
+    was too wide: "every" in one sentence and "error" three sentences later
+    raised commits whose failure struck one path.
     """
-    for paragraph in re.split(r"\n\s*\n", body):
-        failure = BODY_SEVERITY.search(paragraph)
-        breadth = BODY_BREADTH.search(paragraph)
+    for sentence in _SENTENCE_END.split(body):
+        failure = BODY_SEVERITY.search(sentence)
+        breadth = BODY_BREADTH.search(sentence)
         if failure and breadth:
             return [rule("r_body_severity", word=failure.group(0), scope=breadth.group(0))]
     return []
@@ -634,5 +646,5 @@ class RuleAnalyser:
             insights=writeup.insights(ctype, commit, facts),
             risks=tuple(risks),
             recommendations=tuple(writeup.recommendations(facts)),
-            description=writeup.describe(commit.body or _pr_body(facts)),
+            description=writeup.describe(commit.body or _pr_body(facts), commit.title),
         )

@@ -361,20 +361,45 @@ _TRAILER = re.compile(r"^[A-Za-z][A-Za-z0-9-]{1,40}:\s+\S.*$")
 _TEMPLATE_LINE = re.compile(
     r"^\s*(#{1,6}\s|<!--|-->|-{3,}\s*$|={3,}\s*$|\*\*.*\*\*\s*$|- \[[ xX]\]|"
     r"(what this pr does|why we need it|does this pr introduce|how was this patch tested|"
-    r"purpose|test plan|test result|essential elements)\b)",
+    r"purpose|test plan|test result|essential elements|thank(s| you) for (your )?contribut\w*|"
+    r"please (make sure|read|fill|provide|describe)|merge pull request !?\d+ from|"
+    r"see merge request|stack from \[ghstack\])\b)",
     re.I,
 )
+_LABEL = re.compile(
+    r"^(summary|description|motivation|overview|details|changes|context|background|"
+    r"this (pr|change|commit) (is|does)|what does this pr do\??)\s*:?\s*",
+    re.I,
+)
+"""A heading the author's text starts with (``SUMMARY:``): dropped, its text kept."""
+_REFERENCE = re.compile(
+    r"(?i)\b(fix(es|ed)?|close[sd]?|resolve[sd]?|related to|follow[- ]up (to|of)|see|part of|"
+    r"differential revision)\s*:?\s*|#\d+|\bD\d{6,}\b|https?://\S+|@[\w-]+|[(),.;:*\-]"
+)
+"""Words that only point elsewhere (``Fixes #12``, a URL, an @handle) and carry no account."""
+_MENTIONS_ONLY = re.compile(r"^(from|cc|reviewed-by|approved-by)?\s*:?\s*(@[\w-]*\s*)+$", re.I)
+_SQUASHED = re.compile(r"^[*-]\s+(\S+\s*){1,3}$")
+"""A squash-merge's one-to-three-word bullet (``* Update``, ``* WIP``)."""
 DESCRIPTION_LIMIT = 280
+MIN_DESCRIPTION_WORDS = 4
 
 
-def describe(body: str) -> str:
+def describe(body: str, title: str = "") -> str:
     """The first prose paragraph of the author's description, clipped at a word.
 
-    Trailers, e-mail addresses, PR-template headings, code blocks and HTML
-    comments are dropped; what is left is the author's own explanation, which
-    a reader of the report wants more than any paraphrase.
+    Trailers, e-mail addresses, PR-template headings and sentences, code
+    blocks, tables, HTML comments, bare @handles and a squash-merge's
+    one-word bullets are dropped; what is left is the author's own
+    explanation, which a reader of the report wants more than any
+    paraphrase. A description that only points elsewhere (``Fixes #12``),
+    is a fragment of fewer than four words, or repeats the title is not
+    shown: it would be noise under the title.
     """
     text = hide_emails(" ".join(_prose_lines(body))).strip()
+    text = _LABEL.sub("", text, count=1).strip()
+    account = _REFERENCE.sub(" ", text).split()
+    if len(account) < MIN_DESCRIPTION_WORDS or _same_words(text, title):
+        return ""
     if len(text) <= DESCRIPTION_LIMIT:
         return text
     cut = text[:DESCRIPTION_LIMIT]
@@ -382,6 +407,16 @@ def describe(body: str) -> str:
     if space > DESCRIPTION_LIMIT // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:") + "…"
+
+
+def _same_words(text: str, title: str) -> bool:
+    """True when ``text`` says no more than the title (case, punctuation and PR number aside)."""
+
+    def words(s: str) -> list[str]:
+        return re.findall(r"[a-z0-9_]+", re.sub(r"\(#\d+\)", "", s.lower()))
+
+    said = words(text)
+    return bool(said) and " ".join(said) in " ".join(words(title))
 
 
 def _prose_lines(body: str) -> list[str]:
@@ -404,13 +439,19 @@ def _prose_lines(body: str) -> list[str]:
             if lines:
                 break
             continue
-        if _is_trailer(line):
+        if line.startswith("|"):  # a Markdown table: rows would read as a run of pipes
+            if lines:
+                break
+            continue
+        if _is_trailer(line) or _MENTIONS_ONLY.match(line) or _SQUASHED.match(line):
             continue
         if _TEMPLATE_LINE.match(line) or line.lower().startswith(("- vllm version", "- vllm main")):
             if lines:
                 break
             continue
-        if line.startswith(("http://", "https://")) and " " not in line:
+        if _LABEL.fullmatch(line):
+            continue
+        if line.lstrip("*- ").startswith(("http://", "https://")) and " " not in line.lstrip("*- "):
             continue
         lines.append(line)
     return lines

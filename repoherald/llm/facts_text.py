@@ -90,8 +90,11 @@ def _pins(facts: Facts) -> list[str]:
         out.append(f"host framework pin moves: {b.name} {b.old} -> {b.new} ({b.path})")
     for d in hostpins.framework_pins(facts.dependency_changes):
         out.append(f"exact framework pin moves: {d.name} {d.old or '-'} -> {d.new or '-'}")
+    move = reach.host_pin_move(facts)
     pin_file = reach.host_pin(facts)
-    if pin_file:
+    if move:
+        out.append(f"host pin file moves: {move[0]} {move[1]} -> {move[2]} ({move[3]})")
+    elif pin_file:
         out.append(f"host pin file changed: {pin_file}")
     if facts.dependency_changes:
         deps = [f"{d.name} {d.old or '-'} -> {d.new or '-'}" for d in facts.dependency_changes]

@@ -20,7 +20,7 @@ from repoherald.cli import main
 from tests.gitfixture import GitFixture, run_repoherald
 
 DAY = "2025-06-10"
-PROGRESS = re.compile(r"^\S.*: analysing \d+ commits \(\d+ cached\)$")
+PROGRESS = re.compile(r"^\S.*: analysing \d+ commits? \(\d+ cached\)$")
 
 
 @pytest.fixture

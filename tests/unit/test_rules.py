@@ -230,3 +230,40 @@ def test_a_title_word_alone_does_not_make_a_code_change_a_test_change() -> None:
     mostly_tests = [("src/app/a.py", M, 2, 1), ("tests/test_a.py", M, 200, 0)]
     _, analysis = _analyse("Rework the scheduler tests", mostly_tests)
     assert analysis.change_type is ChangeType.TESTS, analysis.reasons
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "SUMMARY:\nFixes #3057.",
+        "Fixes #2745",
+        "This PR is:\n\n- [x] tested",
+        "* Update\n\n* Update\n\n* WIP",
+        "From: @lllrt \nReviewed-by: @ \n\n\nSee merge request: mindspore/vllm-mindspore!1639",
+        "Thank you for contributing to vLLM! Please fill in the template below.",
+        "| Metric | old | new |\n|---|---:|---:|\n| tok/s | 974 | 990 |",
+        "Add the cache",
+        "Differential Revision: D113826710",
+    ],
+)
+def test_describe_drops_what_only_points_elsewhere_or_repeats_the_title(body: str) -> None:
+    assert describe(body, "Add the cache (#12)") == ""
+
+
+def test_describe_keeps_the_account_after_a_label_and_stops_before_a_table() -> None:
+    body = (
+        "SUMMARY: Fixes #2975, replaces the static round-robin GPU assignment with a scheduler.\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    )
+    text = describe(body, "Dynamic GPU scheduling")
+    assert text == "Fixes #2975, replaces the static round-robin GPU assignment with a scheduler."
+
+
+def test_a_failure_and_its_breadth_must_share_a_sentence() -> None:
+    files = [("pkg/core/sched.py", M, 20, 5)]
+    apart = "Fix the scheduler\n\nThis runs for every request. A rare path raised `KeyError`."
+    together = "Fix the scheduler\n\nEvery request raised `KeyError` after the refactor."
+    abbreviated = "Fix the scheduler\n\nA default run (e.g. `serve x`) crashes on start."
+    assert _analyse(apart, files)[1].importance is not Importance.HIGH
+    assert _analyse(together, files)[1].importance is Importance.HIGH
+    assert _analyse(abbreviated, files)[1].importance is Importance.HIGH
