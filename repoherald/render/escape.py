@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import re
 
+from repoherald.render.invisible import INVISIBLE
+
 # Characters removed outright: C0/C1 controls (tab and newline become spaces
-# first), and bidi overrides that can make text display differently from how
-# it reads ("Trojan Source").
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+# first), and the bidi and invisible characters that can make text display
+# differently from how it reads ("Trojan Source", :mod:`invisible`).
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
 _WS = re.compile(r"[\t\n\r\u2028\u2029]+")
 
 # Always escaped: characters that open inline markup anywhere in a line.
