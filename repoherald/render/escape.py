@@ -149,8 +149,12 @@ def plain_heading_text(text: str) -> str:
 _URL_SAFE = re.compile(r"^https?://[^\s<>()\[\]`\"']+$")
 
 
-def url(value: str) -> str:
-    """A link target we built ourselves; refuse anything that is not plain http(s)."""
-    if not _URL_SAFE.match(value):
-        raise ValueError(f"refusing to render unsafe URL {value!r}")
-    return value
+def url(value: str) -> str | None:
+    """``value`` as a link target when it is plain http(s), else None.
+
+    A link is built from text a server sent (a ``web_url``, a SHA, a pull
+    request's ``html_url``): one holding ``javascript:``, ``<`` or ``)`` must
+    not become a link, and must not stop the report either. The caller shows
+    its label without a link, which is inert text.
+    """
+    return value if _URL_SAFE.match(value) else None
