@@ -186,6 +186,7 @@ def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> Re
             d = day_of(ts, tz)
             if d in wanted:
                 state.by_day.setdefault(d, []).append(sha)
+                state.times[sha] = ts
         source.prepare(sha for shas in state.by_day.values() for sha in shas)
         state.attach_extractor()
         return state
