@@ -341,8 +341,9 @@ class FakeGitHub:
             if self.remaining <= 0:
                 raise _gh_error(403, "API rate limit exceeded for 127.0.0.1.")
             obj, extra = self._route(target, auth, method, sent)
-        except IssueReply as r:
-            return self._finish(r.status, r.body, {}, inm)
+        except IssueReply as r:  # a write's answer (201 Created...), which ``edit`` may change too
+            body = fault.edit(copy.deepcopy(r.body)) if fault and fault.edit else r.body
+            return self._finish(r.status, body, {}, inm)
         except _Reply as r:
             return self._finish(r.status, r.body, r.headers, inm)
         if fault is not None and fault.edit is not None:
