@@ -30,6 +30,7 @@ from repoherald.models import (
     Facts,
     Importance,
     RepoSection,
+    representable,
 )
 from repoherald.render import escape
 from repoherald.render.affects import AffectsView, CommitRef, build_affects
@@ -281,7 +282,7 @@ def utc_offset(dt: datetime) -> str:
 
 def local_time(ts: int, tz: ZoneInfo) -> datetime:
     """Seconds since the epoch as an aware datetime in the report's zone."""
-    return datetime.fromtimestamp(ts, tz=UTC).astimezone(tz)
+    return datetime.fromtimestamp(representable(ts), tz=UTC).astimezone(tz)
 
 
 def display_title(commit: Commit, lang: str) -> str:
