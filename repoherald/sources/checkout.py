@@ -11,9 +11,10 @@ at: ``os.scandir`` without following directory symlinks (no loops, no
 escaping the tree), virtualenvs and dot-directories left out and listed,
 files over :data:`MAX_BYTES` counted as not checked instead of parsed, and
 a name that is not UTF-8 counted as not checked instead of taking the
-index down. Files are streamed: one that never names the upstream is
-dropped once read, and read again only if a later pass needs it, so 1,500
-generated files of 2 MB cost one file's memory, not 3 GB.
+index down. Files that never name the upstream are kept in memory up to
+:data:`PENDING_BYTES` in all; beyond that they are let go once read and
+read again only if a later pass needs them, so 1,500 generated files of
+2 MB cost that budget, not 3 GB.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from repoherald.analysis.downstream_visit import MAX_BYTES, env_prefixes, index_
 from repoherald.errors import SourceError
 from repoherald.sources.git.naming import identity_from_url
 
+PENDING_BYTES = 32 << 20
+"""Bytes of not-yet-parsed files kept for the subclass passes; the rest are read again."""
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 _SKIP_TOP = frozenset({"build", "dist"})
 _GIT_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
@@ -55,7 +58,8 @@ def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIn
     walk = _walk(_directory(root))
     pkgs = tuple(packages)
     parts: list[ds.FileIndex] = []
-    pending: list[tuple[str, os.DirEntry[str]]] = []
+    pending: list[tuple[str, os.DirEntry[str], bytes | None]] = []
+    held = 0
     triggers = [p.encode() for p in pkgs] + [e.encode() for e in env_prefixes(pkgs)]
     for rel, entry in walk.files:
         data = _read(rel, entry, parts)
@@ -63,8 +67,11 @@ def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIn
             continue
         if any(t in data for t in triggers) or len(data) > MAX_BYTES:
             parts.append(index_source(rel, data, pkgs))
+        elif held + len(data) <= PENDING_BYTES:
+            held += len(data)
+            pending.append((rel, entry, data))
         else:
-            pending.append((rel, entry))  # not its bytes: they are read again if needed
+            pending.append((rel, entry, None))  # over the budget: read again if needed
     # Files that never name the upstream may still subclass a downstream class
     # that does; parse those too, until no new such class appears.
     seen: set[str] = set()
@@ -74,13 +81,13 @@ def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIn
             break
         seen |= names
         wanted = [n.encode() for n in names]
-        still: list[tuple[str, os.DirEntry[str]]] = []
-        for rel, entry in pending:
-            data = _read(rel, entry, parts)
+        still: list[tuple[str, os.DirEntry[str], bytes | None]] = []
+        for rel, entry, kept in pending:
+            data = kept if kept is not None else _read(rel, entry, parts)
             if data is not None and any(n in data for n in wanted):
                 parts.append(index_source(rel, data, pkgs))
             elif data is not None:
-                still.append((rel, entry))
+                still.append((rel, entry, kept))
         pending = still
     return ds.build_index(
         str(walk.root), pkgs, parts, walk.excluded, walk.not_checked, prefiltered=len(pending)

@@ -18,7 +18,7 @@ import pytest
 
 from repoherald.config import build_settings
 from repoherald.pipeline import run
-from repoherald.sources.checkout import index_checkout
+from repoherald.sources.checkout import PENDING_BYTES, index_checkout
 from tests.downstream_pair import EXPECTED, build_upstream, write_plugin
 from tests.gitfixture import run_repoherald
 
@@ -97,7 +97,8 @@ def test_files_that_never_name_the_upstream_are_not_held_in_memory(tmp_path: Pat
     finally:
         tracemalloc.stop()
     assert index.files == 41 and index.refs
-    assert peak < 16_000_000, f"indexing held {peak:,} bytes for 76 MB of files"
+    # 76 MB of files, of which at most the budget is kept for the subclass passes.
+    assert peak < PENDING_BYTES + 8_000_000, f"indexing held {peak:,} bytes for 76 MB of files"
 
 
 def test_a_downstream_path_that_is_a_symlink_loop_is_one_line_and_exit_1(tmp_path: Path) -> None:
