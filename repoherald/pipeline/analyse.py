@@ -305,7 +305,10 @@ def _contain(
     entries: dict[str, Entry],
 ) -> None:
     entries[commit.sha] = failed_entry(commit, files, lang, exc)
-    state.failures.append(f"{state.name} {commit.sha[:7]}: analysis failed: {exc!r}")
+    if isinstance(exc, CommitError) and exc.sha == commit.sha:  # names repository and commit
+        state.failures.append(str(exc))
+    else:
+        state.failures.append(f"{state.name} {commit.sha[:7]}: analysis failed: {exc!r}")
 
 
 def failed_entry(commit: Commit, files: list[FileChange], lang: str, exc: BaseException) -> Entry:
