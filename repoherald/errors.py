@@ -13,6 +13,7 @@ the CLI adds flag hints where it knows them. Errors of libraries underneath
     ├── UsageError                  exit 2: the request is malformed; retrying will not help
     │   └── ConfigError             the configuration file cannot be read or does not validate
     ├── SourceError                 a repository cannot be opened, cloned, fetched or read
+    │   └── CommitError             one commit's answer is unusable (contained to that commit)
     ├── StoreError                  the SQLite store cannot be opened, migrated or read
     │   ├── StoreDamagedError       the file is not a usable database (a cache: move it aside)
     │   └── StoreBusyError          another run held the store for too long (wait, retry)
@@ -42,6 +43,18 @@ class ConfigError(UsageError):
 
 class SourceError(RepoheraldError):
     """A repository cannot be opened, cloned, fetched or read."""
+
+
+class CommitError(SourceError):
+    """One commit cannot be read (its answer is malformed); the other commits can.
+
+    The pipeline marks that commit as failed and reports the rest of the day,
+    where any other :class:`SourceError` means the source as a whole failed.
+    """
+
+    def __init__(self, message: str, sha: str) -> None:
+        super().__init__(message)
+        self.sha = sha
 
 
 class StoreError(RepoheraldError):

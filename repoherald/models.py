@@ -458,6 +458,22 @@ _FIELDS: dict[type, _Reader | None] = {}
 """Per type: a dataclass's field names and one getter that reads them all (None: not one)."""
 
 
+FIRST_TIME = -62_135_510_400
+"""0001-01-02T00:00:00Z: a day inside what ``datetime`` can hold, in any time zone."""
+LAST_TIME = 253_402_214_400
+"""9999-12-31T00:00:00Z, likewise."""
+
+
+def representable(ts: int) -> int:
+    """``ts`` moved into the range a ``datetime`` can show in any zone.
+
+    A commit can carry any date (``git commit --date "@253402300799 +1400"``
+    is year 10000 in its own zone); showing it must not raise OverflowError
+    and lose the report. Real dates are never changed.
+    """
+    return min(max(ts, FIRST_TIME), LAST_TIME)
+
+
 def _field_reader(cls: type) -> _Reader | None:
     fields = getattr(cls, "__dataclass_fields__", None)
     if fields is None:

@@ -34,7 +34,10 @@ regular expression, ``times`` times: ``secondary`` (403 + ``Retry-After``),
 (403, primary limit used up until ``reset_in`` seconds), ``status`` (any code
 with a GitHub error body), ``html`` (200 text/html), ``garbage`` (200 invalid
 JSON), ``truncate`` (a ``Content-Length`` larger than what is sent, then the
-connection closes) and ``loop`` (a ``Link: rel="next"`` to the same page).
+connection closes), ``loop`` (a ``Link: rel="next"`` to the same page) and
+``edit`` (the normal answer's JSON passed through ``edit``, a function that
+returns what is sent instead: a hostile field, a wrong type; bytes are sent as
+they are).
 ``latency`` seconds are waited in the handler before every answer.
 
 Nothing here imports repoherald or pytest.
@@ -43,6 +46,7 @@ Nothing here imports repoherald or pytest.
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import re
@@ -50,6 +54,7 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -71,6 +76,7 @@ class Fault:
     status: int = 500
     retry_after: int = 1
     reset_in: int = 3600
+    edit: Callable[[Any], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -335,10 +341,13 @@ class FakeGitHub:
             if self.remaining <= 0:
                 raise _gh_error(403, "API rate limit exceeded for 127.0.0.1.")
             obj, extra = self._route(target, auth, method, sent)
-        except IssueReply as r:
-            return self._finish(r.status, r.body, {}, inm)
+        except IssueReply as r:  # a write's answer (201 Created...), which ``edit`` may change too
+            body = fault.edit(copy.deepcopy(r.body)) if fault and fault.edit else r.body
+            return self._finish(r.status, body, {}, inm)
         except _Reply as r:
             return self._finish(r.status, r.body, r.headers, inm)
+        if fault is not None and fault.edit is not None:
+            obj = fault.edit(copy.deepcopy(obj))  # the shapes are cached: edit a copy
         if fault is not None and fault.kind == "loop":
             extra["Link"] = f'<http://127.0.0.1:{self.port}{target}>; rel="next"'
         return self._finish(200, obj, extra, inm)
@@ -346,7 +355,10 @@ class FakeGitHub:
     def _finish(
         self, status: int, obj: Any, headers: dict[str, str], inm: str | None
     ) -> tuple[int, bytes, dict[str, str], bool]:
-        body = b"" if status == 204 else json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        if isinstance(obj, bytes):  # an edited answer sent as it is (``1e400`` is no float)
+            body = obj
+        else:
+            body = b"" if status == 204 else json.dumps(obj, ensure_ascii=False).encode("utf-8")
         etag = 'W/"' + hashlib.sha256(body).hexdigest()[:32] + '"'
         if status == 200 and inm == etag:
             return 304, b"", {**self._rate_headers(), "ETag": etag}, False  # free, as on GitHub
@@ -380,7 +392,7 @@ class FakeGitHub:
         if f.kind == "truncate":
             body = json.dumps({"padding": "x" * 4000}).encode()
             return 200, body, rate, True
-        return None  # "loop" changes a normal answer
+        return None  # "loop" and "edit" change a normal answer
 
     # -- routes ----------------------------------------------------------------------
 

@@ -39,6 +39,10 @@ STAR_IMPORT = "star_import"
 DYNAMIC_GETATTR = "dynamic_getattr"
 DYNAMIC_SETATTR = "dynamic_setattr"
 SYMLINK = "symlink"
+BAD_NAME = "bad_name"
+"""A file or directory whose name is not UTF-8 (shown with U+FFFD in its place)."""
+TOO_DEEP = "too_deep"
+"""A class whose chain of downstream base classes is too long to follow."""
 
 TYPE_CHECKING = "TYPE_CHECKING"
 """A guard: the code only runs under a type checker."""
@@ -304,12 +308,19 @@ def build_index(
     resolver = _Ancestry(local, tuple(packages))
     classes: list[Subclass] = []
     calls = [c for f in files for c in f.calls]
+    too_deep: list[NotChecked] = []
     for cls in sorted(local.values(), key=lambda c: (c.path, c.line, c.qualname)):
-        ups = resolver.upstream_bases(cls.qualname)
+        try:
+            ups = resolver.upstream_bases(cls.qualname)
+            supers = _super_calls(resolver, cls) if ups else []
+        except RecursionError:
+            # A chain of a thousand subclasses: this class is not checked, the index stands.
+            too_deep.append(NotChecked(cls.path, cls.line, TOO_DEEP, cls.qualname))
+            continue
         if not ups:
             continue
         classes.append(Subclass(cls.qualname, cls.path, cls.line, ups, cls.methods))
-        calls.extend(_super_calls(resolver, cls))
+        calls.extend(supers)
     return DownstreamIndex(
         root=root,
         packages=tuple(packages),
@@ -323,7 +334,7 @@ def build_index(
         own_flags=tuple(sorted({flag for f in files for flag in f.own_flags})),
         not_checked=tuple(
             sorted(
-                [*not_checked, *(n for f in files for n in f.not_checked)],
+                [*not_checked, *too_deep, *(n for f in files for n in f.not_checked)],
                 key=lambda n: (n.path, n.line, n.reason),
             )
         ),
@@ -376,6 +387,9 @@ class _Ancestry:
     def __init__(self, local: dict[str, LocalClass], packages: tuple[str, ...]) -> None:
         self._local = local
         self._packages = packages
+        self._bases: dict[str, tuple[str, ...]] = {}
+        """Resolved upstream bases: a chain defined base first is then resolved one step
+        at a time, not walked again (and deeper) for every class in it."""
         self._suffix: dict[str, str] = {}
         for qualname in local:
             parts = qualname.split(".")
@@ -389,19 +403,48 @@ class _Ancestry:
         """A downstream class by dotted name, or by a suffix when its package root differs."""
         return self._local.get(name) or self._local.get(self._suffix.get(name, ""))
 
-    def upstream_bases(self, qualname: str, seen: frozenset[str] = frozenset()) -> tuple[str, ...]:
-        cls = self._local.get(qualname)
-        if cls is None or qualname in seen:
-            return ()
-        out: list[str] = []
-        for base in cls.bases:
-            if self._is_upstream(base):
-                out.append(base)
+    def upstream_bases(self, qualname: str) -> tuple[str, ...]:
+        """The nearest upstream classes ``qualname`` descends from, through downstream ones.
+
+        Walked with an explicit stack, bases before the classes built on
+        them, so a chain of a thousand subclasses is neither a
+        ``RecursionError`` nor walked again for every class in it. A cycle
+        (only possible in code that does not run) is cut where it closes.
+        """
+        entered: set[str] = set()
+        stack = [qualname]
+        while stack:
+            current = stack[-1]
+            if current in self._bases:
+                stack.pop()
                 continue
-            parent = self._find(base)
-            if parent is not None:
-                out.extend(self.upstream_bases(parent.qualname, seen | {qualname}))
-        return tuple(dict.fromkeys(out))
+            parents = self._parents(current)
+            if current not in entered:
+                entered.add(current)
+                todo = (p for p in parents if p is not None and p not in entered)
+                stack.extend(p for p in todo if p not in self._bases)
+                continue
+            stack.pop()
+            out: list[str] = []
+            for base, parent in zip(self._bases_of(current), parents, strict=True):
+                if parent is None:
+                    out.extend((base,) if self._is_upstream(base) else ())
+                else:
+                    out.extend(self._bases.get(parent, ()))
+            self._bases[current] = tuple(dict.fromkeys(out))
+        return self._bases.get(qualname, ())
+
+    def _bases_of(self, qualname: str) -> tuple[str, ...]:
+        cls = self._local.get(qualname)
+        return tuple(cls.bases) if cls is not None else ()
+
+    def _parents(self, qualname: str) -> list[str | None]:
+        """For each base: the downstream class it names (None: upstream, or unknown)."""
+        out: list[str | None] = []
+        for base in self._bases_of(qualname):
+            parent = None if self._is_upstream(base) else self._find(base)
+            out.append(parent.qualname if parent is not None else None)
+        return out
 
     def super_target(self, qualname: str, method: str) -> str | None:
         """The upstream ``Base.method`` that ``super().method`` in ``qualname`` reaches."""
@@ -409,19 +452,26 @@ class _Ancestry:
         return self._first_definer(cls.bases, method, frozenset({qualname})) if cls else None
 
     def _first_definer(self, bases: Sequence[str], method: str, seen: frozenset[str]) -> str | None:
-        for base in bases:
+        """Depth first through the bases, in order, with an explicit stack (chains of any
+        length). A level ends when a base may define ``method`` itself (a third-party
+        base, or the downstream's own class): the search goes on with the level above."""
+        visited = set(seen)
+        levels = [iter(bases)]
+        while levels:
+            base = next(levels[-1], None)
+            if base is None:
+                levels.pop()
+                continue
             if self._is_upstream(base):
                 return f"{base}.{method}"
             parent = self._find(base)
             if parent is None and base.rpartition(".")[2] in _TRIVIAL_BASES:
                 continue
-            if parent is None:
-                return None  # a third-party base comes first and may define it
-            if parent.qualname in seen:
+            if parent is None or any(m.name == method for m in parent.methods):
+                levels.pop()  # a third-party base, or the downstream's own class, answers
                 continue
-            if any(m.name == method for m in parent.methods):
-                return None  # the downstream's own class answers the call
-            found = self._first_definer(parent.bases, method, seen | {parent.qualname})
-            if found is not None:
-                return found
+            if parent.qualname in visited:
+                continue
+            visited.add(parent.qualname)
+            levels.append(iter(parent.bases))
         return None

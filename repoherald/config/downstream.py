@@ -10,6 +10,7 @@ must be importable names.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -64,6 +65,14 @@ def check_web_url(value: str) -> str:
     return value.rstrip("/")
 
 
+def _absolute(path: Path) -> str:
+    """``path`` resolved; a symbolic link loop stays as written, for the run to name it."""
+    try:
+        return str(path.resolve())
+    except (RuntimeError, OSError):  # RuntimeError: Python 3.11's "Symlink loop from ..."
+        return os.path.abspath(path)
+
+
 def resolve_downstream(
     entries: Sequence[str], web_urls: Mapping[str, str], base: Path
 ) -> tuple[Downstream, ...]:
@@ -83,7 +92,7 @@ def resolve_downstream(
     for entry in entries:
         if not entry.strip():
             raise UsageError("an empty downstream path: give the directory of a checkout")
-        path = str((base / Path(entry).expanduser()).resolve())
+        path = _absolute(base / Path(entry).expanduser())
         if path in seen:
             continue
         seen.add(path)

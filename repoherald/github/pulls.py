@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from repoherald.config.endpoints import GitHubSettings
-from repoherald.errors import SourceError
+from repoherald.errors import CommitError, SourceError
 from repoherald.github.client import GitHubClient
 from repoherald.github.connect import open_client, parse_api_url
 from repoherald.github.errors import GitHubError
-from repoherald.github.parse import ShapeError, pick_pull, pull_from_json
+from repoherald.github.parse import ShapeError, number, pick_pull, pull_from_json
 from repoherald.github.ref import RepoRef, repo_from_web_url
 from repoherald.models import PullRequest
 from repoherald.redact import secret_env
@@ -41,12 +41,13 @@ def fetch_pull_request(
     chosen = pick_pull(pulls if isinstance(pulls, list) else [], sha, branch)
     if chosen is None:
         return None
-    full: Any = client.get(f"{repo.api_path}/pulls/{int(chosen['number'])}")
     try:
+        full: Any = client.get(f"{repo.api_path}/pulls/{number(chosen['number'], 'number')}")
         return pull_from_json(full if isinstance(full, dict) else chosen)
     except ShapeError as exc:
-        raise GitHubError(
-            f"{client.repo}: GitHub's pull request for {sha[:7]} is malformed ({exc}): retry later"
+        raise CommitError(
+            f"{client.repo}: GitHub's pull request for {sha[:7]} is malformed ({exc}): retry later",
+            sha,
         ) from None
 
 

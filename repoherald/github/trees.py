@@ -33,8 +33,11 @@ from typing import Any, Protocol, TypeVar
 
 from repoherald.github.client import GitHubClient
 from repoherald.github.errors import GitHubError
+from repoherald.github.parse import ShapeError, git_id
 
 MAX_TREES = 4096
+MAX_SIZE = 1 << 40
+"""A blob size above this (or below 0) is not believed: the size is then unknown."""
 """Directory listings kept in memory (LRU); a listing is small, a day needs a few hundred."""
 
 
@@ -66,16 +69,29 @@ def _entry(e: dict[str, Any]) -> TreeEntry:
         mode=str(e.get("mode", "")).rjust(6, "0"),
         type=str(e.get("type", "")),
         sha=str(e["sha"]),
-        size=int(size) if isinstance(size, int) else None,
+        size=size if isinstance(size, int) and 0 <= size <= MAX_SIZE else None,
     )
+
+
+def _usable(e: Any) -> bool:
+    """An entry with a path and a real object id; any other is left out (its id would
+    become part of a request path)."""
+    return isinstance(e, dict) and "path" in e and _is_id(e.get("sha"))
+
+
+def _is_id(value: Any) -> bool:
+    try:
+        git_id(value)
+    except ShapeError:
+        return False
+    return True
 
 
 def _listing(data: Any) -> Listing:
     out: Listing = {}
     for e in data.get("tree") or () if isinstance(data, dict) else ():
-        if not isinstance(e, dict) or "path" not in e or "sha" not in e:
-            continue
-        out[str(e["path"])] = _entry(e)
+        if _usable(e):
+            out[str(e["path"])] = _entry(e)
     return out
 
 
@@ -140,11 +156,7 @@ class TreeReader:
             )
         if data.get("truncated"):
             return list(self.listing(tree).items()), False
-        entries = [
-            (str(e["path"]), _entry(e))
-            for e in data["tree"]
-            if isinstance(e, dict) and "path" in e and "sha" in e
-        ]
+        entries = [(str(e["path"]), _entry(e)) for e in data["tree"] if _usable(e)]
         return entries, True
 
     def files(self, root: str, run: Mapper) -> list[tuple[str, TreeEntry]]:

@@ -328,6 +328,8 @@ CATALOGUE: dict[str, str] = {
     "ds.nc.dynamic_getattr": "dynamic getattr",
     "ds.nc.dynamic_setattr": "dynamic setattr",
     "ds.nc.symlink": "symbolic links",
+    "ds.nc.bad_name": "names not UTF-8",
+    "ds.nc.too_deep": "inheritance too deep",
     "ds.code.import_fails": "import fails",
     "ds.code.attribute_fails": "attribute access fails",
     "ds.code.patch_target_gone": "the patched name is gone",

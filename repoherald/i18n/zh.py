@@ -294,6 +294,8 @@ CATALOGUE: dict[str, str] = {
     "ds.nc.dynamic_getattr": "动态 getattr",
     "ds.nc.dynamic_setattr": "动态 setattr",
     "ds.nc.symlink": "符号链接",
+    "ds.nc.bad_name": "文件名非 UTF-8",
+    "ds.nc.too_deep": "继承层级过深",
     "ds.code.import_fails": "导入会失败",
     "ds.code.attribute_fails": "属性访问会失败",
     "ds.code.patch_target_gone": "打补丁的目标已不存在",

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from repoherald.analysis import apicodec
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.analysis.hostpins import host_names_for, normalise_host
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config.repos import RepoConfig
-from repoherald.errors import SourceError
+from repoherald.errors import CommitError, SourceError
 from repoherald.i18n import t
 from repoherald.llm.analyser import LlmAnalyser
 from repoherald.llm.job import LlmJob
@@ -31,6 +32,7 @@ from repoherald.models import (
     Facts,
     FileChange,
     Importance,
+    Person,
     PullRequest,
 )
 from repoherald.pipeline.events import Emitter, Event
@@ -48,6 +50,11 @@ MAX_BLOB_BYTES = 1_000_000
 
 # A bug of ours on one strange commit must not cost the others.
 CONTAINED_ERRORS = (RecursionError, ValueError, KeyError, IndexError, TypeError, UnicodeError)
+ONE_COMMIT = (CommitError, *CONTAINED_ERRORS)
+"""What a source may raise about one commit: that commit fails, the day is still reported
+(any other :class:`SourceError` is the source failing as a whole)."""
+
+T = TypeVar("T")
 
 
 class ShallowCloneError(Exception):
@@ -81,6 +88,8 @@ class RepoRun:
     analysed: int = 0
     cached: int = 0
     failures: list[str] = field(default_factory=list)
+    times: dict[str, int] = field(default_factory=dict)
+    """Committer time of each bucketed commit (what a commit that cannot be read is shown at)."""
 
     def attach_extractor(self) -> None:
         """Facts read blobs through the source, so the API facts work for any backend."""
@@ -129,7 +138,10 @@ def analyse_day(
         return [entries[sha] for sha in order]
     events.say(f"{name}: analysing {_commits(len(missing))} ({len(entries)} cached)", "facts", name)
     with events.stage("source", name):
-        commits = source.read_commits(missing)
+        commits, unread = each_commit(source.read_commits, missing)
+        for sha, exc in unread.items():
+            _contain(state, lang, stand_in(sha, state.times.get(sha, 0)), [], exc, entries)
+        missing = [sha for sha in missing if sha in commits]
         # A commit whose parent is absent (shallow local clone): its diff cannot
         # be known, so it is shown, marked, rather than guessed at.
         cut_off = [s for s in source.missing_parents(missing) if commits[s].parents]
@@ -139,7 +151,12 @@ def analyse_day(
                 f"{name} {sha[:7]}: parent not in this shallow clone (run: git fetch --deepen=1)"
             )
         missing = [sha for sha in missing if sha not in set(cut_off)]
-        diffs = source.file_changes(commits[s] for s in missing)
+        diffs, undiffed = each_commit(
+            lambda shas: source.file_changes(commits[s] for s in shas), missing
+        )
+        for sha, exc in undiffed.items():
+            _contain(state, lang, commits[sha], [], exc, entries)
+        missing = [sha for sha in missing if sha in diffs]
         pulls, unasked = _pull_requests(state, missing)
     to_save = _compute(state, lang, rules, commits, diffs, missing, entries, events, pulls)
     with events.stage("store", name):
@@ -148,6 +165,37 @@ def analyse_day(
         store.save(name, [x for x in to_save if x[0].sha not in unasked], state.extractor_id)
     state.analysed += len(to_save)
     return [entries[sha] for sha in order]
+
+
+def each_commit(
+    read: Callable[[list[str]], dict[str, T]], shas: list[str]
+) -> tuple[dict[str, T], dict[str, Exception]]:
+    """``read(shas)``, and when one commit's answer breaks it, each commit on its own.
+
+    Sources read a day's commits together (concurrently, for GitHub); a
+    malformed answer for one of them must cost only that one. Returns what
+    was read, by SHA, and why each of the others could not be. An error
+    about the source as a whole (a used-up rate limit) still propagates.
+    """
+    try:
+        return read(shas), {}
+    except ONE_COMMIT as exc:
+        if len(shas) == 1:
+            return {}, {shas[0]: exc}
+    got: dict[str, T] = {}
+    broken: dict[str, Exception] = {}
+    for sha in shas:
+        try:
+            got.update(read([sha]))
+        except ONE_COMMIT as exc:
+            broken[sha] = exc
+    return got, broken
+
+
+def stand_in(sha: str, when: int) -> Commit:
+    """What is shown for a commit whose metadata could not be read: its SHA and its time."""
+    nobody = Person(name="?", email="")
+    return Commit(sha, (), nobody, when, 0, nobody, when, 0, "")
 
 
 def keep_parses(state: RepoRun, store: Store) -> None:
@@ -176,18 +224,25 @@ def _pull_requests(state: RepoRun, shas: list[str]) -> tuple[dict[str, PullReque
     found: dict[str, PullRequest] = {}
     if not source.info.pr_context:
         return found, set()
+    unasked: set[str] = set()
     for i, sha in enumerate(shas):
         try:
             pr = source.pull_request(sha)
+        except ONE_COMMIT as exc:
+            # One malformed answer: this commit goes without its PR (and is asked again
+            # next run); the others still get theirs.
+            unasked.add(sha)
+            state.failures.append(f"{state.name} {sha[:7]}: pull request context missing: {exc}")
+            continue
         except SourceError as exc:
-            unasked = set(shas[i:])
+            unasked |= set(shas[i:])
             state.failures.append(
-                f"{state.name}: pull request context missing for {len(unasked)} commits: {exc}"
+                f"{state.name}: pull request context missing for {len(shas) - i} commits: {exc}"
             )
             return found, unasked
         if pr is not None:
             found[sha] = pr
-    return found, set()
+    return found, unasked
 
 
 def _compute(
@@ -214,7 +269,7 @@ def _compute(
         for sha in reversed(missing):
             try:
                 facts[sha] = with_pull(extractor.extract(commits[sha], diffs[sha]), pulls.get(sha))
-            except CONTAINED_ERRORS as exc:
+            except ONE_COMMIT as exc:
                 failed[sha] = exc
     for sha in missing:
         if sha in failed:
@@ -250,7 +305,10 @@ def _contain(
     entries: dict[str, Entry],
 ) -> None:
     entries[commit.sha] = failed_entry(commit, files, lang, exc)
-    state.failures.append(f"{state.name} {commit.sha[:7]}: analysis failed: {exc!r}")
+    if isinstance(exc, CommitError) and exc.sha == commit.sha:  # names repository and commit
+        state.failures.append(str(exc))
+    else:
+        state.failures.append(f"{state.name} {commit.sha[:7]}: analysis failed: {exc!r}")
 
 
 def failed_entry(commit: Commit, files: list[FileChange], lang: str, exc: BaseException) -> Entry:
@@ -306,11 +364,19 @@ def deepen_with_llm(
     cached = store.load_analyses(shas, llm.name)
     jobs: list[LlmJob] = []
     slots: list[tuple[int, int]] = []
+    out_of_llm: dict[tuple[int, int], Analysis] = {}
     for r, (st, entries) in enumerate(zip(states, per_repo, strict=True)):
         for i, e in enumerate(entries):
             if e.commit.sha in cached or e.analysis.error or st.source is None:
                 continue
-            patch, cut = st.source.patch(e.commit)
+            try:
+                patch, cut = st.source.patch(e.commit)
+            except ONE_COMMIT as exc:
+                # The diff of one commit cannot be read: it keeps its rules analysis, marked.
+                message = f"{type(exc).__name__}: {exc}"
+                out_of_llm[(r, i)] = replace(e.analysis, llm_error=message)
+                failures.append(f"{st.name} {e.commit.sha[:7]}: not sent to the LLM: {message}")
+                continue
             jobs.append(
                 LlmJob(e.commit, e.facts, e.analysis, patch, cut, st.name, _downstream_lines(e))
             )
@@ -330,6 +396,8 @@ def deepen_with_llm(
         ]
         for entries in per_repo
     ]
+    for (r, i), analysis in out_of_llm.items():
+        out[r][i] = replace(out[r][i], analysis=analysis)
     to_cache = []
     for (r, i), job, result in zip(slots, jobs, results, strict=True):
         analysis = result.analysis

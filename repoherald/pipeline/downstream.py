@@ -51,7 +51,12 @@ from repoherald.models import (
 )
 from repoherald.pipeline.events import Emitter
 from repoherald.sources.base import Source, TreeSource
-from repoherald.sources.checkout import file_url_base, index_checkout, index_key
+from repoherald.sources.checkout import (
+    file_url_base,
+    index_checkout,
+    index_key,
+    not_a_directory,
+)
 from repoherald.store.db import Store
 
 CONTAINED_ERRORS = (RecursionError, ValueError, KeyError, IndexError, TypeError, UnicodeError)
@@ -190,13 +195,12 @@ def _open_checkout(
     """Index one checkout (or read its index back); a checkout that cannot be read is a note."""
     label, path = d.label, Path(d.path)
     project = DownstreamProject(label=label, name=path.name or label)
-    if not path.is_dir():
-        exists = path.exists()
-        code = "ds.not_dir" if exists else "ds.not_found"
-        what = "is not a directory" if exists else "does not exist"
-        run.failures.append(
-            f"{run.repo}: downstream {label} ({path}) {what}: point it at a checkout of your code"
-        )
+    problem = not_a_directory(path)
+    if problem:
+        code = "ds.not_found" if problem.startswith("does not exist") else "ds.not_dir"
+        if problem.startswith("cannot be read"):
+            code = "ds.unreadable"
+        run.failures.append(f"{run.repo}: downstream {label} ({path}) {problem}")
         return Checkout(d, replace(project, note=Text(code, {"path": label})))
     try:
         index = _index(path, packages, store)

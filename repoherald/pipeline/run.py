@@ -25,7 +25,15 @@ from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, SourceError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
-from repoherald.models import DayReport, DownstreamCheck, Entry, Importance, RepoSection, Text
+from repoherald.models import (
+    DayReport,
+    DownstreamCheck,
+    Entry,
+    Importance,
+    RepoSection,
+    Text,
+    representable,
+)
 from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm, keep_parses
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
@@ -107,7 +115,7 @@ class RunResult:
 
 def day_of(ts: int, tz: ZoneInfo) -> date:
     """The calendar day in ``tz`` of a Unix timestamp."""
-    return datetime.fromtimestamp(ts, tz=UTC).astimezone(tz).date()
+    return datetime.fromtimestamp(representable(ts), tz=UTC).astimezone(tz).date()
 
 
 def run(
@@ -186,6 +194,7 @@ def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> Re
             d = day_of(ts, tz)
             if d in wanted:
                 state.by_day.setdefault(d, []).append(sha)
+                state.times[sha] = ts
         source.prepare(sha for shas in state.by_day.values() for sha in shas)
         state.attach_extractor()
         return state

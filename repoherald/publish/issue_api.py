@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from repoherald.errors import PublishError, SourceError
+from repoherald.github import parse
 from repoherald.github.client import GitHubClient
 from repoherald.github.errors import GitHubError
 from repoherald.redact import redact
@@ -44,7 +45,7 @@ class IssueApi:
             raise self._error(exc, "read issue") from None
         except SourceError as exc:
             raise self._error(exc, "read issue") from None
-        return _object(data)
+        return _object(data, "number")
 
     def find_issue(
         self, matches: Callable[[Issue], bool], params: dict[str, str]
@@ -55,7 +56,12 @@ class IssueApi:
             pages = self._client.pages(f"{self._base}/issues", query)
             for _, page in zip(range(MAX_LIST_PAGES), pages, strict=False):
                 for issue in page if isinstance(page, list) else []:
-                    if isinstance(issue, dict) and "pull_request" not in issue and matches(issue):
+                    if (
+                        isinstance(issue, dict)
+                        and "pull_request" not in issue
+                        and _numbered(issue, "number")
+                        and matches(issue)
+                    ):
                         yield issue
         except SourceError as exc:
             raise self._error(exc, "list issues") from None
@@ -86,24 +92,26 @@ class IssueApi:
                 f"{self._base}/issues/{number}/comments", {"per_page": "100"}
             ):
                 items = page if isinstance(page, list) else []
-                out.extend(c for c in items if isinstance(c, dict))
+                out.extend(c for c in items if isinstance(c, dict) and _numbered(c, "id"))
         except SourceError as exc:
             raise self._error(exc, "read comments") from None
         return out
 
     def create_issue(self, body: dict[str, Any]) -> Issue:
-        return _object(self._send("POST", f"{self._base}/issues", body, "open an issue"))
+        return _object(self._send("POST", f"{self._base}/issues", body, "open an issue"), "number")
 
     def update_issue(self, number: int, body: dict[str, Any]) -> Issue:
-        return _object(self._send("PATCH", f"{self._base}/issues/{number}", body, "edit issue"))
+        return _object(
+            self._send("PATCH", f"{self._base}/issues/{number}", body, "edit issue"), "number"
+        )
 
     def create_comment(self, number: int, text: str) -> Issue:
         path = f"{self._base}/issues/{number}/comments"
-        return _object(self._send("POST", path, {"body": text}, "add a comment"))
+        return _object(self._send("POST", path, {"body": text}, "add a comment"), "id")
 
     def update_comment(self, comment_id: int, text: str) -> Issue:
         path = f"{self._base}/issues/comments/{comment_id}"
-        return _object(self._send("PATCH", path, {"body": text}, "edit a comment"))
+        return _object(self._send("PATCH", path, {"body": text}, "edit a comment"), "id")
 
     def delete_comment(self, comment_id: int) -> None:
         path = f"{self._base}/issues/comments/{comment_id}"
@@ -145,7 +153,23 @@ class IssueApi:
         return PublishError(redact(f"{self.label}: {text}"))
 
 
-def _object(data: Any) -> Issue:
+def _numbered(data: Issue, key: str) -> bool:
+    """Whether ``data[key]`` is a real issue number or id (not ``"abc"``, not ``1e400``)."""
+    try:
+        parse.number(data.get(key), key, parse.MAX_ID if key == "id" else parse.MAX_NUMBER)
+    except parse.ShapeError:
+        return False
+    return True
+
+
+def _object(data: Any, key: str) -> Issue:
+    """An issue (``key="number"``) or comment (``"id"``) answer, checked before it is used."""
     if not isinstance(data, dict):
         raise PublishError("github_issue: GitHub answered something that is not an object")
+    if not _numbered(data, key):
+        shown = str(data.get(key))[:30]
+        raise PublishError(
+            f"github_issue: GitHub answered an issue or comment whose {key} is {shown!r}, not"
+            " a number: check [github] api_url, or retry later"
+        )
     return data

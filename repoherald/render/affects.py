@@ -281,10 +281,7 @@ def _file_url(base: str | None, path: str, line: int) -> str | None:
     """``<base>/<path>#L<line>``, or None when no base is known or the result is not plain."""
     if base is None:
         return None
-    try:
-        return escape.url(f"{base}/{quote(path, safe='/')}#L{line}")
-    except ValueError:
-        return None
+    return escape.url(f"{base}/{quote(path, safe='/')}#L{line}")
 
 
 def _label(lang: str, prefix: str, code: str) -> str:

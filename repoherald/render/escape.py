@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import re
 
+from repoherald.render.invisible import INVISIBLE
+
 # Characters removed outright: C0/C1 controls (tab and newline become spaces
-# first), and bidi overrides that can make text display differently from how
-# it reads ("Trojan Source").
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+# first), and the bidi and invisible characters that can make text display
+# differently from how it reads ("Trojan Source", :mod:`invisible`).
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
 _WS = re.compile(r"[\t\n\r\u2028\u2029]+")
 
 # Always escaped: characters that open inline markup anywhere in a line.
@@ -147,8 +149,12 @@ def plain_heading_text(text: str) -> str:
 _URL_SAFE = re.compile(r"^https?://[^\s<>()\[\]`\"']+$")
 
 
-def url(value: str) -> str:
-    """A link target we built ourselves; refuse anything that is not plain http(s)."""
-    if not _URL_SAFE.match(value):
-        raise ValueError(f"refusing to render unsafe URL {value!r}")
-    return value
+def url(value: str) -> str | None:
+    """``value`` as a link target when it is plain http(s), else None.
+
+    A link is built from text a server sent (a ``web_url``, a SHA, a pull
+    request's ``html_url``): one holding ``javascript:``, ``<`` or ``)`` must
+    not become a link, and must not stop the report either. The caller shows
+    its label without a link, which is inert text.
+    """
+    return value if _URL_SAFE.match(value) else None

@@ -13,6 +13,7 @@ from typing import Any
 from repoherald.emails import hide_emails
 from repoherald.models import to_jsonable
 from repoherald.render.affects import AffectsView, CommitRef, ImpactView
+from repoherald.render.invisible import strip_invisible
 from repoherald.render.view import CommitView, ReportView, SectionView
 
 SCHEMA_VERSION = 1
@@ -135,7 +136,10 @@ def render_json(view: ReportView) -> str:
     """The JSON twin as text: UTF-8, compact, LF line end.
 
     Compact separators keep the C encoder (``indent`` forces the slow
-    pure-Python one, which dominated the cost of a cached re-run).
+    pure-Python one, which dominated the cost of a cached re-run). The
+    invisible-character filter runs on the finished text, so every field —
+    the raw analysis and facts too — is covered; none of those characters
+    is JSON syntax, and ``ensure_ascii=False`` writes them unescaped.
     """
     text = json.dumps(report_to_dict(view), ensure_ascii=False, separators=(",", ":"))
-    return hide_emails(text) + "\n"
+    return hide_emails(strip_invisible(text)) + "\n"

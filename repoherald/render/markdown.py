@@ -16,6 +16,7 @@ import jinja2
 
 from repoherald.i18n import t
 from repoherald.render import escape
+from repoherald.render.invisible import strip_invisible
 from repoherald.render.view import ReportView
 
 INSIGHT_KEYS = ("architecture", "performance", "security", "maintainability", "compatibility")
@@ -58,5 +59,5 @@ def render_markdown(view: ReportView) -> str:
             insight_keys=INSIGHT_KEYS,
         )
     )
-    text = re.sub(r"\n{3,}", "\n\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", strip_invisible(text))
     return text.rstrip("\n") + "\n"

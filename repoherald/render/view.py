@@ -30,6 +30,7 @@ from repoherald.models import (
     Facts,
     Importance,
     RepoSection,
+    representable,
 )
 from repoherald.render import escape
 from repoherald.render.affects import AffectsView, CommitRef, build_affects
@@ -281,7 +282,7 @@ def utc_offset(dt: datetime) -> str:
 
 def local_time(ts: int, tz: ZoneInfo) -> datetime:
     """Seconds since the epoch as an aware datetime in the report's zone."""
-    return datetime.fromtimestamp(ts, tz=UTC).astimezone(tz)
+    return datetime.fromtimestamp(representable(ts), tz=UTC).astimezone(tz)
 
 
 def display_title(commit: Commit, lang: str) -> str:
@@ -327,7 +328,7 @@ def _section(s: RepoSection, lang: str, tz: ZoneInfo, slugger: Slugger) -> Secti
     return SectionView(
         name=s.name,
         branch=s.branch,
-        web_url=s.web_url,
+        web_url=escape.url(s.web_url) if s.web_url else None,
         error=s.error,
         notes=tuple(localise(lang, n) for n in s.notes),
         identity=s.identity,
@@ -435,11 +436,9 @@ def _commit(
 
 def _pr_url(f: Facts, web: str | None) -> str | None:
     """The pull request's own page when the source gave one and it is safe, else one built."""
-    if f.pull_request is not None:
-        try:
-            return escape.url(f.pull_request.url)
-        except ValueError:
-            pass
+    own = escape.url(f.pull_request.url) if f.pull_request is not None else None
+    if own is not None:
+        return own
     if web and f.pr_number is not None:
         return escape.url(f"{web}/pull/{f.pr_number}")
     return None

@@ -9,11 +9,17 @@ re-indexes only when the checkout changed.
 The walk is defensive because the directory is whatever the reader points
 at: ``os.scandir`` without following directory symlinks (no loops, no
 escaping the tree), virtualenvs and dot-directories left out and listed,
-files over :data:`MAX_BYTES` counted as not checked instead of parsed.
+files over :data:`MAX_BYTES` counted as not checked instead of parsed, and
+a name that is not UTF-8 counted as not checked instead of taking the
+index down. Files that never name the upstream are kept in memory up to
+:data:`PENDING_BYTES` in all; beyond that they are let go once read and
+read again only if a later pass needs them, so 1,500 generated files of
+2 MB cost that budget, not 3 GB.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -28,6 +34,8 @@ from repoherald.analysis.downstream_visit import MAX_BYTES, env_prefixes, index_
 from repoherald.errors import SourceError
 from repoherald.sources.git.naming import identity_from_url
 
+PENDING_BYTES = 32 << 20
+"""Bytes of not-yet-parsed files kept for the subclass passes; the rest are read again."""
 _SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages"})
 _SKIP_TOP = frozenset({"build", "dist"})
 _GIT_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.quotePath=false")
@@ -50,7 +58,8 @@ def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIn
     walk = _walk(_directory(root))
     pkgs = tuple(packages)
     parts: list[ds.FileIndex] = []
-    pending: list[tuple[str, bytes]] = []
+    pending: list[tuple[str, os.DirEntry[str], bytes | None]] = []
+    held = 0
     triggers = [p.encode() for p in pkgs] + [e.encode() for e in env_prefixes(pkgs)]
     for rel, entry in walk.files:
         data = _read(rel, entry, parts)
@@ -58,8 +67,11 @@ def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIn
             continue
         if any(t in data for t in triggers) or len(data) > MAX_BYTES:
             parts.append(index_source(rel, data, pkgs))
+        elif held + len(data) <= PENDING_BYTES:
+            held += len(data)
+            pending.append((rel, entry, data))
         else:
-            pending.append((rel, data))
+            pending.append((rel, entry, None))  # over the budget: read again if needed
     # Files that never name the upstream may still subclass a downstream class
     # that does; parse those too, until no new such class appears.
     seen: set[str] = set()
@@ -69,9 +81,14 @@ def index_checkout(root: str | Path, packages: Sequence[str]) -> ds.DownstreamIn
             break
         seen |= names
         wanted = [n.encode() for n in names]
-        hit = [(rel, data) for rel, data in pending if any(n in data for n in wanted)]
-        pending = [item for item in pending if item not in hit]
-        parts.extend(index_source(rel, data, pkgs) for rel, data in hit)
+        still: list[tuple[str, os.DirEntry[str], bytes | None]] = []
+        for rel, entry, kept in pending:
+            data = kept if kept is not None else _read(rel, entry, parts)
+            if data is not None and any(n in data for n in wanted):
+                parts.append(index_source(rel, data, pkgs))
+            elif data is not None:
+                still.append((rel, entry, kept))
+        pending = still
     return ds.build_index(
         str(walk.root), pkgs, parts, walk.excluded, walk.not_checked, prefiltered=len(pending)
     )
@@ -149,11 +166,36 @@ def file_url_base(root: str | Path, web_url: str | None) -> str | None:
 
 def _directory(root: str | Path) -> Path:
     path = Path(root).expanduser()
-    if not path.exists():
-        raise SourceError(f"downstream path {root} does not exist: fix `downstream` in the config")
-    if not path.is_dir():
-        raise SourceError(f"downstream path {root} is not a directory: point it at a checkout")
+    problem = not_a_directory(path)
+    if problem:
+        raise SourceError(f"downstream path {root} {problem}")
     return path.resolve()
+
+
+def not_a_directory(path: Path) -> str:
+    """Why ``path`` cannot be indexed, as the end of a sentence with what to do ("" when it can).
+
+    A symbolic link loop and a directory that cannot be listed are said as
+    such: not "does not exist", and never "no Python files" with success.
+    """
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link loop: point it at the checkout itself"
+        if os.path.lexists(path) and exc.errno != errno.ENOENT:
+            return f"cannot be read ({exc.strerror}): check its permissions"
+        if os.path.lexists(path):
+            return "is a dangling symbolic link: point it at the checkout itself"
+        return "does not exist: fix `downstream` in the config"
+    if not path.is_dir():
+        return "is not a directory: point it at a checkout"
+    try:
+        with os.scandir(path):
+            pass
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror}): check its permissions"
+    return ""
 
 
 def _stamp(path: Path) -> bytes:
@@ -187,6 +229,12 @@ def _walk(root: Path) -> _Walk:
         for entry in _entries(directory, rel, walk):
             child = f"{rel}/{entry.name}" if rel else entry.name
             kind = _kind(entry)
+            if not _utf8(entry.name):
+                # Its name could not be stored or shown; it is named with U+FFFD instead.
+                if kind == "dir" or (kind == "file" and entry.name.endswith(".py")):
+                    shown = child.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                    walk.not_checked.append(ds.NotChecked(shown, 0, ds.BAD_NAME, "not UTF-8"))
+                continue
             if kind == "dir":
                 if _excluded(entry, rel):
                     walk.excluded.append(child)
@@ -201,6 +249,15 @@ def _walk(root: Path) -> _Walk:
                 walk.files.append((child, entry))
     walk.files.sort(key=lambda item: item[0])
     return walk
+
+
+def _utf8(name: str) -> bool:
+    """Whether a name ``os.scandir`` decoded is really UTF-8 (no surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _entries(directory: Path, rel: str, walk: _Walk) -> Iterator[os.DirEntry[str]]:

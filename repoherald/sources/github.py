@@ -44,7 +44,7 @@ import httpx
 
 from repoherald.analysis.facts import file_kind
 from repoherald.config.repos import RepoConfig
-from repoherald.errors import SourceError
+from repoherald.errors import CommitError, SourceError
 from repoherald.github import parse
 from repoherald.github.client import GitHubClient
 from repoherald.github.connect import open_client, read_token, warn_anonymous
@@ -163,6 +163,14 @@ class GitHubSource:
             " check [github] api_url, or retry later"
         )
 
+    def _bad_commit(self, sha: str, exc: Exception) -> CommitError:
+        """A malformed answer about one commit: that commit fails, the others are reported."""
+        return CommitError(
+            f"{self._client.repo}: GitHub's answer for commit {sha[:7]} is malformed ({exc}):"
+            " retry later, or report it to the server's operator",
+            sha,
+        )
+
     # -- history ---------------------------------------------------------------
 
     def _list(self, since: int) -> list[dict[str, Any]]:
@@ -172,20 +180,30 @@ class GitHubSource:
         for page in self._client.pages(f"{self._api}/commits", params):
             if not isinstance(page, list):
                 raise self._shape("the commit list", TypeError("not a list"))
-            items.extend(i for i in page if isinstance(i, dict) and "sha" in i)
+            items.extend(i for i in page if isinstance(i, dict) and _has_id(i))
         return items
 
     def _chain(self) -> list[tuple[str, int]]:
-        chain: list[tuple[str, int]] = []
+        """The first-parent chain from the tip.
+
+        A commit whose committer date is unusable (9999-12-31, not a date)
+        stays in the chain, on the day of its newer neighbour: reading its
+        details then fails for it alone, and the report names it.
+        """
+        chain: list[tuple[str, int | None]] = []
         seen: set[str] = set()
         sha: str | None = self._tip
         while sha is not None and sha in self._items and sha not in seen:
             seen.add(sha)
             item = self._items[sha]
-            chain.append((sha, parse.committer_time(item)))
+            try:
+                when: int | None = parse.committer_time(item)
+            except parse.ShapeError:
+                when = None
+            chain.append((sha, when))
             parents = item.get("parents") or []
-            sha = str(parents[0]["sha"]) if parents else None
-        return chain
+            sha = parse.git_id(parents[0]["sha"], "parent") if parents else None
+        return _fill_times(chain)
 
     def history(self) -> list[tuple[str, int]]:
         try:
@@ -195,7 +213,7 @@ class GitHubSource:
             if not chain:
                 # The branch was idle all window: list the tip's own days instead,
                 # so "latest" finds them.
-                tip_time = parse.committer_time(self._tip_item)
+                tip_time = _time_or_now(self._tip_item)
                 self._items.update((str(i["sha"]), i) for i in self._list(tip_time - SINCE_SLACK))
                 chain = self._chain()
         except (parse.ShapeError, KeyError, TypeError, IndexError) as exc:
@@ -225,9 +243,11 @@ class GitHubSource:
                 files.extend(parse.file_from_json(f) for f in page.get("files") or ())
             assert first is not None
             commit = parse.commit_from_json(first, files_truncated=len(files) >= FILES_LIMIT)
+            if commit.sha != sha:
+                raise parse.ShapeError(f"it names commit {commit.sha[:12]}")
             detail = _Detail(commit, tuple(files), parse.tree_sha(first))
         except (parse.ShapeError, KeyError, TypeError) as exc:
-            raise self._shape(f"commit {sha[:7]}", exc) from None
+            raise self._bad_commit(sha, exc) from None
         with self._lock:
             self._details.put(sha, detail)
         return detail
@@ -256,7 +276,7 @@ class GitHubSource:
         try:
             old_root = self._tree_of(parents[0]) if parents else None
         except parse.ShapeError as exc:
-            raise self._shape(f"the parent of {sha[:7]}", exc) from None
+            raise self._bad_commit(sha, parse.ShapeError(f"its parent: {exc}")) from None
         changes = [self._file(f, detail.tree, old_root) for f in detail.files]
         with self._lock:
             self._changes.put(sha, changes)
@@ -315,7 +335,10 @@ class GitHubSource:
             if _facts_read(f):
                 for oid in (f.old_blob, f.new_blob):
                     if oid and self._sizes.get(oid, 0) <= PREFETCH_MAX_BYTES:
-                        self._prefetch(oid)
+                        try:
+                            self._prefetch(oid)
+                        except _BadBlob as exc:
+                            raise self._bad_commit(sha, exc) from None
         return changes
 
     # -- the whole tree ----------------------------------------------------------
@@ -358,7 +381,9 @@ class GitHubSource:
                 return base64.b64decode(content)
             return content.encode("utf-8")
         except (AttributeError, binascii.Error, ValueError) as exc:
-            raise self._shape(f"blob {oid[:7]}", exc) from None
+            raise _BadBlob(
+                f"{self._client.repo}: GitHub's blob {oid[:7]} is malformed ({exc})", oid
+            ) from None
 
     def _prefetch(self, oid: str) -> None:
         """Fetch into the blob cache, once even when two commits want the same blob."""
@@ -413,6 +438,38 @@ class GitHubSource:
         self._client.close()
 
 
+class _BadBlob(CommitError):
+    """A blob's answer cannot be decoded: the commit that reads it fails, not the day
+    (``sha`` is the blob's; the commit's is added where it is known)."""
+
+
+def _has_id(item: dict[str, Any]) -> bool:
+    """A listed commit with a real SHA (one with ``<`` or ``)`` in it is left out)."""
+    try:
+        parse.git_id(item.get("sha"))
+    except parse.ShapeError:
+        return False
+    return True
+
+
+def _time_or_now(item: dict[str, Any]) -> int:
+    try:
+        return parse.committer_time(item)
+    except parse.ShapeError:
+        return int(datetime.now(UTC).timestamp())
+
+
+def _fill_times(chain: list[tuple[str, int | None]]) -> list[tuple[str, int]]:
+    """Give a commit without a usable time its newer neighbour's (the tip: its older one's)."""
+    out: list[tuple[str, int]] = []
+    known = [ts for _, ts in chain if ts is not None]
+    last = known[0] if known else int(datetime.now(UTC).timestamp())
+    for sha, ts in chain:
+        last = ts if ts is not None else last
+        out.append((sha, last))
+    return out
+
+
 def _branch_path(branch: str, label: str) -> str:
     if not branch or ".." in branch or branch.startswith("/") or any(ord(c) < 33 for c in branch):
         raise SourceError(f"{label}: {branch!r} is not a valid branch name: check `branch`")
@@ -424,8 +481,7 @@ def _tip(client: GitHubClient, ref: RepoRef, branch: str, label: str) -> dict[st
     try:
         data = client.get(f"{ref.api_path}/branches/{_branch_path(branch, label)}")
         tip = data["commit"]
-        str(tip["sha"])
-        parse.committer_time(tip)
+        parse.git_id(tip["sha"])
         return dict(tip)
     except GitHubError as exc:
         if exc.status != 404:
@@ -469,7 +525,7 @@ def open_github(
         # github:owner/name on github.com; the host is kept for any other API.
         identity=f"github:{ref.full}" if host == "api.github.com" else f"github:{host}/{ref.full}",
         branch=branch,
-        web_url=cfg.web_url or (str(repo["html_url"]) if repo.get("html_url") else None),
+        web_url=cfg.web_url or parse.link(repo.get("html_url")) or None,
         pr_context=True,
     )
     return GitHubSource(ref, client, ctx, info, tip)
