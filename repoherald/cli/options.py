@@ -60,6 +60,12 @@ common_options = _stack(
 
 llm_options = _stack(
     click.option(
+        "--llm-provider",
+        metavar="NAME",
+        help="deepseek, openai, dashscope, ollama, vllm or sglang: its base URL, model and key"
+        " variable, unless given too (replaces the endpoint of [llm]).",
+    ),
+    click.option(
         "--llm-base-url",
         metavar="URL",
         help="OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 (default: [llm]).",
