@@ -12,7 +12,7 @@ CATALOGUE: dict[str, str] = {
     "window": "Window",
     "branch": "Branch",
     "analysed_by": "Analysis",
-    "rules_only": "rules ({analyser}, no LLM)",
+    "rules_only": "importance judged by rules alone ({analyser}); no model ran",
     "tool": "Tool",
     "issue.continued": "*(continued in the next comment)*",
     "toc": "📋 Contents",
@@ -78,7 +78,7 @@ CATALOGUE: dict[str, str] = {
     "unseen": "Files the model did not see: {files}",
     "llm_usage": "LLM usage: {n} commits analysed by the model, {prompt} prompt tokens,"
     " {completion} completion tokens.",
-    "llm_by": "rules + model ({analysers})",
+    "llm_by": "rules + model: {n} of {total} commits judged by {model} ({analysers})",
     "partial_day": (
         "This day is not over yet: the report covers commits up to {time};"
         " run again tomorrow for the whole day."

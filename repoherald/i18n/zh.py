@@ -12,7 +12,7 @@ CATALOGUE: dict[str, str] = {
     "window": "时间窗口",
     "branch": "分支",
     "analysed_by": "分析方式",
-    "rules_only": "规则分析（{analyser}，未使用 LLM）",
+    "rules_only": "重要性仅由规则判断（{analyser}），未运行模型",
     "tool": "工具",
     "issue.continued": "*（下接下一条评论）*",
     "toc": "📋 目录",
@@ -74,7 +74,7 @@ CATALOGUE: dict[str, str] = {
     "unverified": "事实核查：{n} 处无法由改动证实的内容已标注或删除（{items}）",
     "unseen": "模型未看到的文件：{files}",
     "llm_usage": "LLM 用量：{n} 个提交由模型分析，提示 {prompt} tokens，生成 {completion} tokens。",
-    "llm_by": "规则 + 模型（{analysers}）",
+    "llm_by": "规则 + 模型：{total} 个提交中 {n} 个由 {model} 判断（{analysers}）",
     "partial_day": "今天尚未结束：本报告只包含截至 {time} 的提交，明天再运行一次可得到完整的一天。",
     "generated_at": "生成时间：{time}",
     # -- Change types and importance levels.

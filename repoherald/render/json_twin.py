@@ -27,6 +27,12 @@ def report_to_dict(view: ReportView) -> dict[str, Any]:
         "window": {"start": view.start.isoformat(), "end": view.end.isoformat()},
         "lang": view.lang,
         "analysers": list(view.analysers),
+        "judged_by": {
+            "rules_only": view.judged.rules_only,
+            "models": list(view.judged.models),
+            "model_commits": view.judged.by_model,
+            "commits": view.judged.commits,
+        },
         "tool_version": view.version,
         "generated_at": view.generated_at.isoformat(timespec="seconds"),
         "as_of": view.as_of.isoformat(timespec="seconds") if view.as_of else None,

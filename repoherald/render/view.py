@@ -175,6 +175,25 @@ class UsageView:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgementView:
+    """Who judged the importance of the report's commits: the rules alone, or a model too.
+
+    A reader must not take a rules-only 🔴 for a model's; a model configured
+    but down, or out of budget, leaves a report judged by rules alone.
+    """
+
+    commits: int
+    by_model: int
+    """Commits whose shown analysis is a model's."""
+    models: tuple[str, ...]
+    """The models that judged them (one, unless cached analyses of another are read)."""
+
+    @property
+    def rules_only(self) -> bool:
+        return self.by_model == 0
+
+
+@dataclass(frozen=True, slots=True)
 class ReportView:
     """A day's report in one language: everything any renderer needs."""
 
@@ -188,6 +207,8 @@ class ReportView:
     """The window as a phrase: local start and end, the zone and its UTC offset."""
     analysers: tuple[str, ...]
     analysed_by: str
+    """The header's phrase: rules alone, or how many commits which model judged."""
+    judged: JudgementView
     version: str
     generated_at: datetime
     """In the report's time zone."""
@@ -221,11 +242,15 @@ def build_view(report: DayReport) -> ReportView:
     analysers = ", ".join(report.analysers) or "rules"
     uses_llm = any(not a.startswith("rules/") for a in report.analysers)
     entries = report.entries
+    judged = _judgement(entries)
     analysed_by = (
-        t(lang, "llm_by", analysers=analysers)
-        if uses_llm
+        t(
+            lang, "llm_by", analysers=analysers, n=judged.by_model, total=judged.commits,
+            model=", ".join(judged.models),
+        )
+        if judged.by_model
         else t(lang, "rules_only", analyser=analysers)
-    )
+    )  # fmt: skip
     fell_back = sum(1 for e in entries if e.analysis.llm_error)
     if fell_back:
         analysed_by += t(lang, "llm.fell_back", n=fell_back)
@@ -245,6 +270,7 @@ def build_view(report: DayReport) -> ReportView:
         f" ({report.tz_name}, UTC{utc_offset(start)})",
         analysers=report.analysers,
         analysed_by=analysed_by,
+        judged=judged,
         version=report.version,
         generated_at=generated_at,
         generated=t(
@@ -268,6 +294,19 @@ def build_view(report: DayReport) -> ReportView:
         if report.as_of
         else "",
     )
+
+
+def _judgement(entries: list[Entry]) -> JudgementView:
+    models = [_model_of(e.analysis.analyser) for e in entries]
+    named = tuple(dict.fromkeys(m for m in models if m))
+    return JudgementView(len(entries), sum(1 for m in models if m), named)
+
+
+def _model_of(analyser: str) -> str:
+    """``llm/<model>/<prompt version>/<lang>`` -> the model (which may contain ``/``); else ""."""
+    if not analyser.startswith("llm/"):
+        return ""
+    return analyser.removeprefix("llm/").rsplit("/", 2)[0]
 
 
 def utc_offset(dt: datetime) -> str:
