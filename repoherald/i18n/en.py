@@ -282,7 +282,7 @@ CATALOGUE: dict[str, str] = {
     "rule.rec_areas": "Watch follow-up commits in {areas}",
     # -- LLM path: notes and texts the model's analysis carries into the report.
     "llm.failed": "LLM analysis failed: {error}",
-    "llm.budget_exhausted": "token budget of this run is used up",
+    "llm.budget_exhausted": "the token budget (of the run, or of this repository-day) is used up",
     "llm.model_reason": "Model: {reason}",
     "llm.verdict": "{type} / {importance}",
     "llm.unverified_marker": " (unverified)",

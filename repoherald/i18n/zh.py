@@ -260,7 +260,7 @@ CATALOGUE: dict[str, str] = {
     "rule.rec_areas": "关注 {areas} 的后续提交",
     # -- LLM path: notes and texts the model's analysis carries into the report.
     "llm.failed": "LLM 分析失败: {error}",
-    "llm.budget_exhausted": "本次运行的 token 预算已用完",
+    "llm.budget_exhausted": "token 预算（本次运行的，或本仓库本日的）已用完",
     "llm.model_reason": "模型判断：{reason}",
     "llm.verdict": "{type} / {importance}",
     "llm.unverified_marker": "（未核实）",
