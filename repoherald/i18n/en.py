@@ -30,6 +30,8 @@ CATALOGUE: dict[str, str] = {
     "col_sha": "SHA",
     "view_commit": "View commit",
     "view_pr": "PR #{n}",
+    "field_correction": "✍️ Reader's correction",
+    "correction": "{verdict}: {reason} (marked {date}; the tool's verdict above is kept)",
     "field_type": "🎯 Change type",
     "field_importance": "⚡ Importance",
     "field_summary": "📋 Summary",

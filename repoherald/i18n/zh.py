@@ -30,6 +30,8 @@ CATALOGUE: dict[str, str] = {
     "col_sha": "SHA",
     "view_commit": "查看提交",
     "view_pr": "PR #{n}",
+    "field_correction": "✍️ 读者更正",
+    "correction": "{verdict}：{reason}（{date} 标注；上面保留工具的判断）",
     "field_type": "🎯 变更类型",
     "field_importance": "⚡ 重要程度",
     "field_summary": "📋 摘要",

@@ -13,7 +13,7 @@ from typing import Any
 from repoherald.emails import hide_emails
 from repoherald.models import to_jsonable
 from repoherald.render.affects import AffectsView, CommitRef, ImpactView
-from repoherald.render.view import CommitView, ReportView, SectionView
+from repoherald.render.view import CommitView, CorrectionView, ReportView, SectionView
 
 SCHEMA_VERSION = 1
 
@@ -133,7 +133,18 @@ def _commit(c: CommitView) -> dict[str, Any]:
         "patches_withheld": list(c.patches_withheld),
         "files_truncated": c.files_truncated,
         "analysis": to_jsonable(c.analysis),
+        "correction": _correction(c.correction) if c.correction else None,
         "facts": to_jsonable(c.facts),
+    }
+
+
+def _correction(k: CorrectionView) -> dict[str, Any]:
+    """A reader's correction, beside ``analysis`` (which it never changes)."""
+    return {
+        "importance": k.importance.value,
+        "change_type": k.change_type.value if k.change_type else None,
+        "reason": k.reason,
+        "marked_at": k.marked_at,
     }
 
 

@@ -25,6 +25,7 @@ from repoherald.models import (
     Analysis,
     ChangeType,
     Commit,
+    Correction,
     DayReport,
     Entry,
     Facts,
@@ -63,6 +64,20 @@ class AnalysisView:
     unverified: tuple[str, ...]
     unseen_files: tuple[str, ...]
     rule_verdict: str
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionView:
+    """A reader's correction, shown beside the tool's verdict, never instead of it."""
+
+    importance: Importance
+    change_type: ChangeType | None
+    badge: str
+    """``🔴 高``, as the tool's verdict is shown."""
+    text: str
+    """The whole correction as one phrase: verdict, reason, date."""
+    reason: str
+    marked_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +124,7 @@ class CommitView:
     """What a reader must know about the model's part in the analysis."""
     analysis: AnalysisView
     facts: Facts
+    correction: CorrectionView | None = None
 
     @property
     def time(self) -> str:
@@ -469,6 +485,22 @@ def _commit(
         llm_notes=_llm_notes(a, lang),
         analysis=a,
         facts=f,
+        correction=_correction(e.correction, lang) if e.correction else None,
+    )
+
+
+def _correction(c: Correction, lang: str) -> CorrectionView:
+    badge = importance_badge(lang, c.importance)
+    verdict = f"{badge} · {type_label(lang, c.change_type)}" if c.change_type else badge
+    reason = hide_emails(escape.clean(c.reason))
+    day = c.marked_at[:10]
+    return CorrectionView(
+        importance=c.importance,
+        change_type=c.change_type,
+        badge=badge,
+        text=t(lang, "correction", verdict=verdict, reason=reason, date=day),
+        reason=reason,
+        marked_at=c.marked_at,
     )
 
 
