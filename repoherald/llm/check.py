@@ -167,8 +167,8 @@ async def _chat(client: ChatClient, cfg: LlmSettings, result: CheckResult) -> No
     ]
     fallback = ""
     reply: ChatReply | None = None
-    started = time.monotonic()
-    for _ in range(2):
+    started = 0.0
+    for _ in range(2):  # json_schema, then json_object if the server refused the schema
         started = time.monotonic()
         try:
             reply = await client.complete(

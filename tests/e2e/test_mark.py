@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +180,30 @@ def test_mistakes_are_one_line_and_exit_2(
     assert code == 2 and out == ""
     (line,) = err.splitlines()
     assert line.startswith("repoherald: error: ") and message in line
+
+
+def test_a_commit_in_two_repositories_needs_the_repository(
+    repo: GitFixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fork reported beside its upstream holds the same commits: the correction is one's."""
+    fork = tmp_path / "fork"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(fork)], check=True)
+    settings = build_settings(
+        repos=(str(repo.path), str(fork)), day=DAY, tz="UTC", lang="en", cwd=tmp_path,
+        out=str(tmp_path / "out"), home=str(tmp_path / "home"),
+    )  # fmt: skip
+    first = run(settings)
+    twin = json.loads(next(p for p in first.written if p.suffix == ".json").read_text("utf-8"))
+    names = [r["name"] for r in twin["repos"]]
+    sha = twin["repos"][0]["commits"][0]["sha"]
+    code, _, err = cli(capsys, tmp_path, sha[:8], "--importance", "high", "--reason", "ours")
+    assert code == 2 and f"{sha[:8]} matches 2 reported commits" in err
+    assert "give more of the SHA, or the repository with --repo" in err
+    code, _, err = cli(
+        capsys, tmp_path, sha[:8], "--importance", "high", "--reason", "ours", "--repo", names[1]
+    )
+    assert code == 0, err
+    again = run(settings)
+    twin = json.loads(next(p for p in again.written if p.suffix == ".json").read_text("utf-8"))
+    shown = {r["name"]: r["commits"][0]["correction"] for r in twin["repos"]}
+    assert shown[names[0]] is None and shown[names[1]]["reason"] == "ours"
