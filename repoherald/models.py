@@ -377,6 +377,25 @@ class Entry:
     """What this commit breaks or changes in the reader's downstream checkouts."""
     watched: tuple[WatchHit, ...] = ()
     """Its changed paths that the reader's watch globs match."""
+    correction: Correction | None = None
+    """A reader's correction of the verdict (``repoherald mark``), shown beside it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """A team's own verdict on a commit, recorded with ``repoherald mark``.
+
+    It is kept apart from :class:`Analysis` on purpose: the report shows it
+    beside the tool's verdict, the benchmarks read it as a label, and no
+    analysis (nor its cache key) ever sees it.
+    """
+
+    importance: Importance
+    change_type: ChangeType | None
+    """None when the reader corrected only the importance."""
+    reason: str
+    marked_at: str
+    """When it was recorded (UTC, ISO 8601)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -564,16 +564,9 @@ class _Handler(BaseHTTPRequestHandler):
             if not fake._authorized(self.headers):
                 self._error(401, fake._auth_error())
                 return
-            self._send_json(
-                200,
-                {
-                    "object": "list",
-                    "data": [
-                        {"id": fake.model, "object": "model", "created": 0, "owned_by": "fake"}
-                    ],
-                },
-            )
-            return
+            if fake.list_models:
+                self._send_json(200, {"object": "list", "data": fake._models()})
+                return
         self._error(404, {"message": f"no route GET {self.path}", "type": "not_found_error"})
 
     def do_POST(self) -> None:
@@ -698,6 +691,9 @@ class FakeLLM:
     included. ``api_key``: if set, chat and model requests without
     ``Authorization: Bearer <api_key>`` get 401. ``error_style``: ``"openai"``
     (``{"error": {...}}``) or ``"flat"`` (legacy vLLM ``{"object": "error", ...}``).
+    ``GET /v1/models`` lists ``model`` then ``other_models``, each with vLLM's
+    ``max_model_len`` when that is set; ``list_models=False`` answers it 404, as a
+    server without the route does.
     """
 
     def __init__(
@@ -711,6 +707,9 @@ class FakeLLM:
         api_key: str | None = None,
         error_style: Literal["openai", "flat"] = "openai",
         host: str = "127.0.0.1",
+        max_model_len: int | None = None,
+        other_models: tuple[str, ...] = (),
+        list_models: bool = True,
     ) -> None:
         self.responder: Responder = responder or _default_responder
         self.latency = latency
@@ -720,6 +719,9 @@ class FakeLLM:
         self._echo_model = model is None
         self.api_key = api_key
         self.error_style = error_style
+        self.max_model_len = max_model_len
+        self.other_models = other_models
+        self.list_models = list_models
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._attempts: dict[str, int] = {}
@@ -822,6 +824,21 @@ class FakeLLM:
         return f"FakeLLM({self.base_url!r})"
 
     # ---- used by the handler
+
+    def _models(self) -> list[dict[str, Any]]:
+        """``GET /v1/models``: the model, then ``other_models``; vLLM's ``max_model_len``."""
+        out = []
+        for name in (self.model, *self.other_models):
+            entry: dict[str, Any] = {
+                "id": name,
+                "object": "model",
+                "created": 0,
+                "owned_by": "fake",
+            }
+            if self.max_model_len is not None:
+                entry["max_model_len"] = self.max_model_len
+            out.append(entry)
+        return out
 
     def _track(self, conn: socket.socket, *, add: bool) -> None:
         with self._lock:

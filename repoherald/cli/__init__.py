@@ -12,6 +12,8 @@ import click
 
 from repoherald import __version__
 from repoherald.cli.errors import fail
+from repoherald.cli.llm import llm_group
+from repoherald.cli.mark import mark_command
 from repoherald.cli.publish import publish_command
 from repoherald.cli.report import report
 from repoherald.cli.run import run_command
@@ -26,6 +28,8 @@ def cli() -> None:
 cli.add_command(report)
 cli.add_command(run_command)
 cli.add_command(publish_command)
+cli.add_command(llm_group)
+cli.add_command(mark_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

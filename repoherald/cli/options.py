@@ -58,7 +58,13 @@ common_options = _stack(
 )
 """--config / --home / --debug."""
 
-llm_options = _stack(
+endpoint_options = _stack(
+    click.option(
+        "--llm-provider",
+        metavar="NAME",
+        help="deepseek, openai, dashscope, ollama, vllm or sglang: its base URL, model and key"
+        " variable, unless given too (replaces the endpoint of [llm]).",
+    ),
     click.option(
         "--llm-base-url",
         metavar="URL",
@@ -70,6 +76,11 @@ llm_options = _stack(
         metavar="VAR",
         help="NAME of the environment variable holding the API key (never the key itself).",
     ),
+)
+"""--llm-provider / --llm-base-url / --llm-model / --llm-api-key-env: which endpoint."""
+
+llm_options = _stack(
+    endpoint_options,
     click.option(
         "--llm-concurrency", type=int, metavar="N", help="Parallel LLM requests (default 4)."
     ),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
 from repoherald.config.file import _GitHubFile, _LlmFile
 from repoherald.errors import ConfigError, UsageError
+from repoherald.llm.providers import Provider, provider
 from repoherald.llm.settings import LlmSettings
 from repoherald.redact import register, secret_env
 
@@ -116,22 +117,52 @@ def llm_settings(
     api_key_env: str | None,
     concurrency: int | None,
     token_budget: int | None,
+    provider_name: str | None = None,
+    *,
+    need_model: bool = True,
 ) -> LlmSettings | None:
-    """The LLM endpoint, or None for rules only. Flags override the [llm] table."""
-    url = base_url or f.base_url
-    name = model or f.model
+    """The LLM endpoint, or None for rules only. Flags override the [llm] table.
+
+    A provider fills what is not set explicitly. One named by the flag is a
+    switch of endpoint for this run, so it replaces the file's endpoint keys
+    too (flags given with it still win); one named in the file yields to the
+    keys beside it. ``need_model=False`` (``llm check``, which can list the
+    server's models) accepts an endpoint without one: the model is then "".
+    """
+    file_url, file_model, file_key = f.base_url, f.model, f.api_key_env
+    if provider_name is not None:
+        preset: Provider | None = provider(provider_name)
+        file_url = file_model = file_key = None
+    else:
+        preset = provider(f.provider) if f.provider is not None else None
+    url = base_url or file_url or (preset.base_url if preset else None)
+    name = model or file_model or (preset.model if preset else None)
     if not url and not name:
         return None
-    if not url or not name:
+    if not need_model and url and not name:
+        name = ""
+    elif preset is not None and not name:
+        raise UsageError(
+            f"the {preset.name} provider has no default model: set model in [llm] or"
+            f" --llm-model to the name the server serves (`repoherald llm check` lists them)"
+        )
+    if not url or name is None or (need_model and not name):
         raise UsageError(
             "an LLM needs both a base URL and a model: set --llm-base-url and --llm-model"
-            " (or base_url and model in [llm])"
+            " (or base_url and model in [llm], or a provider)"
         )
     if not re.fullmatch(r"https?://[^\s]+", url):
         raise UsageError(
             f"LLM base URL {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1"
         )
-    key_env = api_key_env if api_key_env is not None else f.api_key_env
+    key_env = api_key_env if api_key_env is not None else file_key
+    if key_env is None and preset is not None:
+        key_env = preset.api_key_env
+        if key_env and not secret_env(key_env):
+            raise UsageError(
+                f"environment variable {key_env} is not set: export it with your"
+                f" {preset.name} API key, or name another variable in api_key_env"
+            )
     if key_env:
         _check_key_env(key_env)
     workers = concurrency if concurrency is not None else f.concurrency
@@ -147,4 +178,6 @@ def llm_settings(
         context_tokens=f.context_tokens,
         max_retries=f.max_retries,
         token_budget=budget,
+        token_budget_per_day=f.token_budget_per_day,
+        provider=preset.name if preset else None,
     )

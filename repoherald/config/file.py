@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from repoherald.config.defaults import DEFAULT_GITHUB_API, GITHUB_REPO, Lang
 from repoherald.config.downstream import check_packages, check_watch, check_web_url
 from repoherald.errors import ConfigError, UsageError
+from repoherald.llm.providers import provider
 from repoherald.publish.layout import template_validator
 
 _In = TypeVar("_In")
@@ -162,6 +163,17 @@ class _LlmFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    provider: str | None = Field(
+        default=None,
+        description="deepseek, openai, dashscope, ollama, vllm or sglang: fills base_url, model"
+        " and api_key_env (keys set here still win); --llm-provider.",
+    )
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str | None) -> str | None:
+        return None if value is None else _as_value_error(provider, value).name
+
     base_url: str | None = Field(default=None, description="e.g. https://api.deepseek.com/v1")
     model: str | None = Field(default=None, description="Model name at that endpoint.")
     api_key_env: str | None = Field(
@@ -181,6 +193,11 @@ class _LlmFile(BaseModel):
     )
     token_budget: int | None = Field(
         default=None, ge=1, description="Stop sending once a run has used this many tokens."
+    )
+    token_budget_per_day: int | None = Field(
+        default=None,
+        ge=1,
+        description="Stop sending for a repository-day once it has used this many tokens.",
     )
 
 

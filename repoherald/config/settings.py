@@ -81,6 +81,27 @@ def default_home() -> Path:
     return Path(platformdirs.user_data_dir("repoherald", appauthor=False))
 
 
+def read_config(config: str | None, cwd: Path) -> tuple[_ConfigFile, Path]:
+    """The configuration file (``config``, else ``./repoherald.toml`` if present, else empty)
+    and the directory its relative paths start from."""
+    if config is not None:
+        return load_config_file(Path(config)), Path(config).resolve().parent
+    if (cwd / CONFIG_FILE_NAME).is_file():
+        return load_config_file(cwd / CONFIG_FILE_NAME), cwd
+    return _ConfigFile(), cwd
+
+
+def resolve_home(home: str | None, file_cfg: _ConfigFile, base: Path) -> Path:
+    """The data directory: ``--home``, else ``REPOHERALD_HOME``, else the file's, else default."""
+    if home:
+        return Path(home).expanduser()
+    if os.environ.get("REPOHERALD_HOME"):
+        return default_home()
+    if file_cfg.home:
+        return (base / Path(file_cfg.home).expanduser()).resolve()
+    return default_home()
+
+
 def build_settings(
     *,
     repos: tuple[str, ...] = (),
@@ -101,6 +122,7 @@ def build_settings(
     llm_api_key_env: str | None = None,
     llm_concurrency: int | None = None,
     llm_token_budget: int | None = None,
+    llm_provider: str | None = None,
     no_llm: bool = False,
     name: str | None = None,
     web_url: str | None = None,
@@ -112,13 +134,7 @@ def build_settings(
     ``config`` defaults to ``./repoherald.toml`` when that file exists.
     """
     cwd = cwd or Path.cwd()
-    file_cfg = _ConfigFile()
-    base = cwd
-    if config is not None:
-        file_cfg = load_config_file(Path(config))
-        base = Path(config).resolve().parent
-    elif (cwd / CONFIG_FILE_NAME).is_file():
-        file_cfg = load_config_file(cwd / CONFIG_FILE_NAME)
+    file_cfg, base = read_config(config, cwd)
 
     tz_name = check_tz(
         tz
@@ -159,14 +175,7 @@ def build_settings(
             unique.append(r)
     repo_cfgs = tuple(unique)
 
-    if home:
-        home_path = Path(home).expanduser()
-    elif os.environ.get("REPOHERALD_HOME"):
-        home_path = default_home()
-    elif file_cfg.home:
-        home_path = (base / Path(file_cfg.home).expanduser()).resolve()
-    else:
-        home_path = default_home()
+    home_path = resolve_home(home, file_cfg, base)
 
     out_dir = Path(out or file_cfg.report.out or DEFAULT_OUT)
     if not out_dir.is_absolute():
@@ -180,7 +189,7 @@ def build_settings(
         if no_llm
         else llm_settings(
             file_cfg.llm, llm_base_url, llm_model, llm_api_key_env, llm_concurrency,
-            llm_token_budget,
+            llm_token_budget, llm_provider,
         )
     )  # fmt: skip
 

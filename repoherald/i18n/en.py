@@ -12,7 +12,7 @@ CATALOGUE: dict[str, str] = {
     "window": "Window",
     "branch": "Branch",
     "analysed_by": "Analysis",
-    "rules_only": "rules ({analyser}, no LLM)",
+    "rules_only": "importance judged by rules alone ({analyser}); no model ran",
     "tool": "Tool",
     "issue.continued": "*(continued in the next comment)*",
     "toc": "📋 Contents",
@@ -33,6 +33,8 @@ CATALOGUE: dict[str, str] = {
     "col_sha": "SHA",
     "view_commit": "View commit",
     "view_pr": "PR #{n}",
+    "field_correction": "✍️ Reader's correction",
+    "correction": "{verdict}: {reason} (marked {date}; the tool's verdict above is kept)",
     "field_type": "🎯 Change type",
     "field_importance": "⚡ Importance",
     "field_summary": "📋 Summary",
@@ -81,7 +83,8 @@ CATALOGUE: dict[str, str] = {
     "unseen": "Files the model did not see: {files}",
     "llm_usage": "LLM usage: {n} {n:p/commit/commits} analysed by the model,"
     " {prompt} prompt tokens, {completion} completion tokens.",
-    "llm_by": "rules + model ({analysers})",
+    "llm_by": "rules + model: {n} of {total} {total:p/commit/commits} judged by {model}"
+    " ({analysers})",
     "partial_day": (
         "This day is not over yet: the report covers commits up to {time};"
         " run again tomorrow for the whole day."
@@ -280,7 +283,7 @@ CATALOGUE: dict[str, str] = {
     "rule.rec_moved": "import {names} from their new module",
     # -- LLM path: notes and texts the model's analysis carries into the report.
     "llm.failed": "LLM analysis failed: {error}",
-    "llm.budget_exhausted": "token budget of this run is used up",
+    "llm.budget_exhausted": "the token budget (of the run, or of this repository-day) is used up",
     "llm.model_reason": "Model: {reason}",
     "llm.verdict": "{type} / {importance}",
     "llm.unverified_marker": " (unverified)",

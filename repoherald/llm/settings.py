@@ -26,6 +26,10 @@ class LlmSettings:
     context_tokens: int = 32768
     max_retries: int = 4
     token_budget: int | None = None
+    token_budget_per_day: int | None = None
+    """Tokens one repository-day may use, on top of the run's ``token_budget``."""
+    provider: str | None = None
+    """The preset the endpoint came from, if any (said by ``llm check``)."""
 
     def api_key(self) -> str | None:
         """The key, read from the environment when needed and registered for redaction."""

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from repoherald.analysis import apicodec
@@ -22,7 +23,8 @@ from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import CommitError, SourceError
 from repoherald.i18n import t
-from repoherald.llm.analyser import LlmAnalyser
+from repoherald.llm.analyser import LlmAnalyser, LlmResult
+from repoherald.llm.budget import day_budget
 from repoherald.llm.job import LlmJob
 from repoherald.models import (
     Analysis,
@@ -388,7 +390,7 @@ def deepen_with_llm(
         events.emit(Event("progress", "llm", done=done, total=total))
 
     with events.stage("llm", total=len(jobs)):
-        results = llm.analyse_all(jobs, progress)
+        results = _analyse_jobs(llm, jobs, [r for r, _ in slots], progress)
     out = [
         [
             replace(e, analysis=cached[e.commit.sha]) if e.commit.sha in cached else e
@@ -429,3 +431,31 @@ def _downstream_lines(entry: Entry) -> tuple[str, ...]:
     lines = [f"{i.kind} {i.project}: {i.path}:{i.line} ({i.upstream})" for i in entry.impacts]
     lines += [f"touches watched path {h.path} ({h.glob})" for h in entry.watched]
     return tuple(lines)
+
+
+def _analyse_jobs(
+    llm: LlmAnalyser,
+    jobs: list[LlmJob],
+    repos: list[int],
+    progress: Callable[[int, int], None],
+) -> list[LlmResult]:
+    """All jobs at once; or, with a budget per repository-day, one repository after the other,
+    each against its own allowance (the day is this call's)."""
+    per_day = llm.cfg.token_budget_per_day
+    if per_day is None:
+        return llm.analyse_all(jobs, progress)
+    results: list[LlmResult] = []
+    for r in dict.fromkeys(repos):
+        batch = [job for job, rr in zip(jobs, repos, strict=True) if rr == r]
+        with day_budget(llm, per_day):
+            results.extend(
+                llm.analyse_all(batch, partial(_offset, progress, len(results), len(jobs)))
+            )
+    return results
+
+
+def _offset(
+    progress: Callable[[int, int], None], before: int, total: int, done: int, _: int
+) -> None:
+    """A batch's progress as the whole day's."""
+    progress(before + done, total)

@@ -11,7 +11,7 @@ its place in the report with the error shown. Either makes the run's status
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -247,6 +247,18 @@ def _prepare_downstream(st: RepoRun, store: Store, events: Emitter) -> None:
     st.downstream = downstream.prepare(st.config, st.name, st.source, st.tip, store, events)
 
 
+def _with_corrections(
+    store: Store, states: list[RepoRun], per_repo: list[list[Entry]]
+) -> list[list[Entry]]:
+    """Each entry with its readers' correction, if one was marked; after the analyses, which
+    never see it."""
+    out = []
+    for st, entries in zip(states, per_repo, strict=True):
+        found = store.corrections_of(st.name, [e.commit.sha for e in entries]) if entries else {}
+        out.append([replace(e, correction=found.get(e.commit.sha)) for e in entries])
+    return out
+
+
 def _check_downstream(
     states: list[RepoRun], per_repo: list[list[Entry]]
 ) -> tuple[list[list[Entry]], list[DownstreamCheck | None]]:
@@ -395,6 +407,7 @@ def _report_days(
             if llm is not None:
                 per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
                 per_repo = _downstream_floor(states, per_repo)
+            per_repo = _with_corrections(store, states, per_repo)
             analysers = _analysers(rules, llm, per_repo)
             sections = [
                 RepoSection(

@@ -14,7 +14,7 @@ from repoherald.emails import hide_emails
 from repoherald.models import to_jsonable
 from repoherald.render.affects import AffectsView, CommitRef, ImpactView
 from repoherald.render.invisible import strip_invisible
-from repoherald.render.view import CommitView, ReportView, SectionView
+from repoherald.render.view import CommitView, CorrectionView, ReportView, SectionView
 
 SCHEMA_VERSION = 1
 
@@ -28,6 +28,12 @@ def report_to_dict(view: ReportView) -> dict[str, Any]:
         "window": {"start": view.start.isoformat(), "end": view.end.isoformat()},
         "lang": view.lang,
         "analysers": list(view.analysers),
+        "judged_by": {
+            "rules_only": view.judged.rules_only,
+            "models": list(view.judged.models),
+            "model_commits": view.judged.by_model,
+            "commits": view.judged.commits,
+        },
         "tool_version": view.version,
         "generated_at": view.generated_at.isoformat(timespec="seconds"),
         "as_of": view.as_of.isoformat(timespec="seconds") if view.as_of else None,
@@ -128,7 +134,18 @@ def _commit(c: CommitView) -> dict[str, Any]:
         "patches_withheld": list(c.patches_withheld),
         "files_truncated": c.files_truncated,
         "analysis": to_jsonable(c.analysis),
+        "correction": _correction(c.correction) if c.correction else None,
         "facts": to_jsonable(c.facts),
+    }
+
+
+def _correction(k: CorrectionView) -> dict[str, Any]:
+    """A reader's correction, beside ``analysis`` (which it never changes)."""
+    return {
+        "importance": k.importance.value,
+        "change_type": k.change_type.value if k.change_type else None,
+        "reason": k.reason,
+        "marked_at": k.marked_at,
     }
 
 

@@ -25,6 +25,7 @@ from repoherald.models import (
     Analysis,
     ChangeType,
     Commit,
+    Correction,
     DayReport,
     Entry,
     Facts,
@@ -64,6 +65,20 @@ class AnalysisView:
     unverified: tuple[str, ...]
     unseen_files: tuple[str, ...]
     rule_verdict: str
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectionView:
+    """A reader's correction, shown beside the tool's verdict, never instead of it."""
+
+    importance: Importance
+    change_type: ChangeType | None
+    badge: str
+    """``🔴 高``, as the tool's verdict is shown."""
+    text: str
+    """The whole correction as one phrase: verdict, reason, date."""
+    reason: str
+    marked_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +125,7 @@ class CommitView:
     """What a reader must know about the model's part in the analysis."""
     analysis: AnalysisView
     facts: Facts
+    correction: CorrectionView | None = None
 
     @property
     def time(self) -> str:
@@ -176,6 +192,25 @@ class UsageView:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgementView:
+    """Who judged the importance of the report's commits: the rules alone, or a model too.
+
+    A reader must not take a rules-only 🔴 for a model's; a model configured
+    but down, or out of budget, leaves a report judged by rules alone.
+    """
+
+    commits: int
+    by_model: int
+    """Commits whose shown analysis is a model's."""
+    models: tuple[str, ...]
+    """The models that judged them (one, unless cached analyses of another are read)."""
+
+    @property
+    def rules_only(self) -> bool:
+        return self.by_model == 0
+
+
+@dataclass(frozen=True, slots=True)
 class ReportView:
     """A day's report in one language: everything any renderer needs."""
 
@@ -189,6 +224,8 @@ class ReportView:
     """The window as a phrase: local start and end, the zone and its UTC offset."""
     analysers: tuple[str, ...]
     analysed_by: str
+    """The header's phrase: rules alone, or how many commits which model judged."""
+    judged: JudgementView
     version: str
     generated_at: datetime
     """In the report's time zone."""
@@ -222,11 +259,15 @@ def build_view(report: DayReport) -> ReportView:
     analysers = ", ".join(report.analysers) or "rules"
     uses_llm = any(not a.startswith("rules/") for a in report.analysers)
     entries = report.entries
+    judged = _judgement(entries)
     analysed_by = (
-        t(lang, "llm_by", analysers=analysers)
-        if uses_llm
+        t(
+            lang, "llm_by", analysers=analysers, n=judged.by_model, total=judged.commits,
+            model=", ".join(judged.models),
+        )
+        if judged.by_model
         else t(lang, "rules_only", analyser=analysers)
-    )
+    )  # fmt: skip
     fell_back = sum(1 for e in entries if e.analysis.llm_error)
     if fell_back:
         analysed_by += t(lang, "llm.fell_back", n=fell_back)
@@ -246,6 +287,7 @@ def build_view(report: DayReport) -> ReportView:
         f" ({report.tz_name}, UTC{utc_offset(start)})",
         analysers=report.analysers,
         analysed_by=analysed_by,
+        judged=judged,
         version=report.version,
         generated_at=generated_at,
         generated=t(
@@ -269,6 +311,19 @@ def build_view(report: DayReport) -> ReportView:
         if report.as_of
         else "",
     )
+
+
+def _judgement(entries: list[Entry]) -> JudgementView:
+    models = [_model_of(e.analysis.analyser) for e in entries]
+    named = tuple(dict.fromkeys(m for m in models if m))
+    return JudgementView(len(entries), sum(1 for m in models if m), named)
+
+
+def _model_of(analyser: str) -> str:
+    """``llm/<model>/<prompt version>/<lang>`` -> the model (which may contain ``/``); else ""."""
+    if not analyser.startswith("llm/"):
+        return ""
+    return analyser.removeprefix("llm/").rsplit("/", 2)[0]
 
 
 def utc_offset(dt: datetime) -> str:
@@ -431,6 +486,22 @@ def _commit(
         llm_notes=_llm_notes(a, lang),
         analysis=a,
         facts=f,
+        correction=_correction(e.correction, lang) if e.correction else None,
+    )
+
+
+def _correction(c: Correction, lang: str) -> CorrectionView:
+    badge = importance_badge(lang, c.importance)
+    verdict = f"{badge} · {type_label(lang, c.change_type)}" if c.change_type else badge
+    reason = hide_emails(escape.clean(c.reason))
+    day = c.marked_at[:10]
+    return CorrectionView(
+        importance=c.importance,
+        change_type=c.change_type,
+        badge=badge,
+        text=t(lang, "correction", verdict=verdict, reason=reason, date=day),
+        reason=reason,
+        marked_at=c.marked_at,
     )
 
 

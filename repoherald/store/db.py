@@ -28,6 +28,7 @@ from repoherald.errors import StoreDamagedError, StoreError
 from repoherald.models import (
     Analysis,
     Commit,
+    Correction,
     Facts,
     analysis_from_dict,
     commit_from_dict,
@@ -35,7 +36,7 @@ from repoherald.models import (
     to_jsonable,
 )
 from repoherald.redact import redact
-from repoherald.store import blobapis, indexes, ledger, reports
+from repoherald.store import blobapis, corrections, indexes, ledger, reports
 from repoherald.store import runs as run_log
 from repoherald.store.connect import (
     DEFAULT_WAIT_SECONDS,
@@ -405,6 +406,30 @@ class Store:
     def latest_report_day(self, repo: str) -> date | None:
         """The newest day reported for ``repo`` in any language, or None."""
         return self._required_op(lambda: reports.latest_day(self.conn, repo))
+
+    # -- readers' corrections -------------------------------------------------
+
+    def find_reported(self, sha: str, repo: str | None = None) -> list[tuple[str, str]]:
+        """(repository, full SHA) of the stored commits whose SHA starts with ``sha``."""
+        return self._required_op(lambda: corrections.find(self.conn, sha, repo))
+
+    def mark(self, repo: str, sha: str, correction: Correction) -> None:
+        """Record a reader's correction of one commit (replacing an earlier one)."""
+
+        def op() -> None:
+            with self._transaction():
+                corrections.save(self.conn, repo, sha, correction)
+
+        self._required_op(op)
+
+    def corrections_of(self, repo: str, shas: Sequence[str]) -> dict[str, Correction]:
+        """The corrections of ``repo``'s ``shas``; read with or without the cache (they are
+        not one)."""
+        return self._best_effort(lambda: corrections.load(self.conn, repo, shas), {})
+
+    def every_correction(self) -> list[corrections.Marked]:
+        """Every correction, with its commit, for the benchmarks' labelled rows."""
+        return self._required_op(lambda: corrections.every(self.conn))
 
     # -- runs -----------------------------------------------------------------
 

@@ -255,6 +255,27 @@ def m0008_blob_apis(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX blob_apis_saved ON blob_apis (saved_on)")
 
 
+@migration
+def m0009_corrections(conn: sqlite3.Connection) -> None:
+    """Readers' corrections of a commit's verdict (:mod:`repoherald.store.corrections`).
+
+    Not a cache: a team's judgement cannot be recomputed, so a rebuild
+    carries the table over. One row per repository and commit; a new mark
+    replaces the last.
+    """
+    conn.execute(
+        "CREATE TABLE corrections ("
+        " repo TEXT NOT NULL,"
+        " sha TEXT NOT NULL,"
+        " importance TEXT NOT NULL,"
+        " change_type TEXT,"
+        " reason TEXT NOT NULL,"
+        " marked_at TEXT NOT NULL,"
+        " PRIMARY KEY (repo, sha)"
+        ")"
+    )
+
+
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
     """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
     exists = conn.execute(

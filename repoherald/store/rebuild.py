@@ -1,9 +1,10 @@
 """What survives ``rebuild``: the tables that record what was done, not what was computed.
 
 The cache can be recomputed; the record of which days were reported (the
-catch-up of ``repoherald run``) and of what was published (so nothing is
-posted twice) cannot. A rebuild copies them from the store it moved aside
-when they are still readable, and says so when they are not.
+catch-up of ``repoherald run``), of what was published (so nothing is
+posted twice) and the readers' corrections (a team's judgement) cannot. A
+rebuild copies them from the store it moved aside when they are still
+readable, and says so when they are not.
 """
 
 from __future__ import annotations
@@ -15,11 +16,15 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from repoherald.redact import redact
-from repoherald.store import ledger, reports
+from repoherald.store import corrections, ledger, reports
 
 log = logging.getLogger("repoherald")
 
-CARRIED = {"reports": reports.COLUMNS, "publish_ledger": ledger.COLUMNS}
+CARRIED = {
+    "reports": reports.COLUMNS,
+    "publish_ledger": ledger.COLUMNS,
+    "corrections": corrections.COLUMNS,
+}
 
 
 def carry_over(
@@ -46,8 +51,9 @@ def carry_over(
         log.warning(
             "%s",
             redact(
-                f"the reports and publish records of {old} could not be carried over ({exc}):"
-                " `repoherald run` may report, and publishers send, those days again"
+                f"the reports, publish records and corrections of {old} could not be carried"
+                f" over ({exc}): `repoherald run` may report, and publishers send, those days"
+                " again, and the corrections must be marked again"
             ),
         )
     finally:

@@ -77,7 +77,11 @@ def test_dead_endpoint_cli_says_it_once_and_keeps_every_commit(
     md = next(out.glob("*/*/*.md")).read_text(encoding="utf-8")
     twin = json.loads(next(out.glob("*/*/*.json")).read_text(encoding="utf-8"))
     header = next(line for line in md.splitlines() if "Analysis" in line)
-    assert "rules + model" not in header and "no LLM" in header
+    assert "rules + model" not in header
+    assert "importance judged by rules alone (rules/" in header and "no model ran" in header
+    assert twin["judged_by"] == {
+        "rules_only": True, "models": [], "model_commits": 0, "commits": COMMITS,
+    }  # fmt: skip
     assert f"{COMMITS} commits have no model analysis" in header
     assert "LLM usage" not in md
     marker = "LLM unavailable (the endpoint could not be reached)"
@@ -111,7 +115,7 @@ def test_breaker_spans_the_days_of_a_run(
     assert sum("6 keep their rules analysis" in m for m in messages) == 3
     for path in (p for p in result.written if p.suffix == ".md"):
         md = path.read_text(encoding="utf-8")
-        assert "规则 + 模型" not in md
+        assert "规则 + 模型" not in md and "重要性仅由规则判断（rules/" in md
         assert "6 个提交没有模型分析" in md
         assert md.count("LLM 不可用（无法连接模型服务）；以下为规则分析。") == 6
 
