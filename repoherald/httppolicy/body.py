@@ -72,8 +72,9 @@ class BodyReader:
         self._first = False
         self._out += piece
         while len(self._out) <= self._max and self._zlib.unconsumed_tail:
+            room = self._max - len(self._out) + 1
             try:
-                piece = self._zlib.decompress(self._zlib.unconsumed_tail, self._max - len(self._out) + 1)
+                piece = self._zlib.decompress(self._zlib.unconsumed_tail, room)
             except zlib.error:
                 raise BadEncoding(f"the answer's {self._encoding} data is damaged") from None
             self._out += piece

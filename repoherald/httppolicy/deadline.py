@@ -107,7 +107,7 @@ def arm(client: httpx.Client) -> httpx.Client:
     for transport in transports:
         pool = getattr(transport, "_pool", None)
         backend = getattr(pool, "_network_backend", None)
-        if isinstance(transport, httpx.HTTPTransport) and backend is not None:
-            if not isinstance(backend, _Backend):
-                pool._network_backend = _Backend(backend)  # type: ignore[union-attr]
+        armed = isinstance(backend, _Backend)
+        if isinstance(transport, httpx.HTTPTransport) and backend is not None and not armed:
+            pool._network_backend = _Backend(backend)  # type: ignore[union-attr]
     return client

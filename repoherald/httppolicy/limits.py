@@ -46,7 +46,7 @@ SMTP_DEADLINE = 120.0
 
 
 class HttpPolicyError(RepoheraldError):
-    """An answer broke the policy; the message says how, for the caller to prefix with its target."""
+    """An answer broke the policy; the message says how (the caller names the target)."""
 
 
 class DeadlineExceeded(HttpPolicyError):

@@ -31,20 +31,20 @@ _SAFE = frozenset({"GET", "HEAD"})
 _CHUNK = 64 * 1024
 
 
-def new_client(limits: Limits, **kwargs: Any) -> httpx.Client:
+def new_client(policy: Limits, **kwargs: Any) -> httpx.Client:
     """An ``httpx.Client`` whose requests can be held to a deadline (see :func:`send`)."""
     kwargs.setdefault(
         "timeout",
-        httpx.Timeout(limits.read_timeout, connect=min(limits.connect_timeout, limits.deadline)),
+        httpx.Timeout(policy.read_timeout, connect=min(policy.connect_timeout, policy.deadline)),
     )
     return arm(httpx.Client(**kwargs))
 
 
-def new_async_client(limits: Limits, **kwargs: Any) -> httpx.AsyncClient:
+def new_async_client(policy: Limits, **kwargs: Any) -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` with the policy's timeouts (the deadline is :func:`asend`'s)."""
     kwargs.setdefault(
         "timeout",
-        httpx.Timeout(limits.read_timeout, connect=min(limits.connect_timeout, limits.deadline)),
+        httpx.Timeout(policy.read_timeout, connect=min(policy.connect_timeout, policy.deadline)),
     )
     return httpx.AsyncClient(**kwargs)
 
@@ -75,7 +75,9 @@ def send(client: httpx.Client, request: httpx.Request, limits: Limits) -> httpx.
             request, hops = nxt, hops + 1
 
 
-async def asend(client: httpx.AsyncClient, request: httpx.Request, limits: Limits) -> httpx.Response:
+async def asend(
+    client: httpx.AsyncClient, request: httpx.Request, limits: Limits
+) -> httpx.Response:
     """:func:`send` for an ``httpx.AsyncClient``: the same rules, the deadline by asyncio."""
     request.headers["Accept-Encoding"] = ACCEPT_ENCODING
     hops = 0
@@ -86,7 +88,9 @@ async def asend(client: httpx.AsyncClient, request: httpx.Request, limits: Limit
                 try:
                     nxt = _next_hop(request, response, limits, hops)
                     if nxt is None:
-                        reader = BodyReader(response.headers.get("content-encoding"), limits)
+                        reader = _reader(response, limits)
+                        if reader is None:
+                            return _read_already(response, limits)
                         async for chunk in response.aiter_raw(_CHUNK):
                             reader.feed(chunk)
                         return _decoded(response, reader.finish())
@@ -101,8 +105,26 @@ def _late(limits: Limits) -> DeadlineExceeded:
     return DeadlineExceeded(f"the answer took longer than {limits.deadline:g} s, the deadline")
 
 
+def _reader(response: httpx.Response, limits: Limits) -> BodyReader | None:
+    """A reader for the raw body; None when a transport in memory already read it."""
+    try:
+        response.content  # noqa: B018 - raises unless the body is already in memory
+    except httpx.ResponseNotRead:
+        return BodyReader(response.headers.get("content-encoding"), limits)
+    return None
+
+
+def _read_already(response: httpx.Response, limits: Limits) -> httpx.Response:
+    """An answer a transport in memory (a test's ``MockTransport``) had decoded already."""
+    reader = BodyReader(None, limits)
+    reader.feed(response.content)
+    return _decoded(response, reader.finish())
+
+
 def _read(response: httpx.Response, limits: Limits, at: float) -> httpx.Response:
-    reader = BodyReader(response.headers.get("content-encoding"), limits)
+    reader = _reader(response, limits)
+    if reader is None:
+        return _read_already(response, limits)
     for chunk in response.iter_raw(_CHUNK):
         reader.feed(chunk)
         if time.monotonic() > at:

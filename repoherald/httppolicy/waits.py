@@ -15,6 +15,9 @@ import math
 import time
 from dataclasses import dataclass
 
+PLAUSIBLE = 366 * 86400.0
+"""Longer asks (``999999999``, ``1e300``) are not a wait anyone means: read as unreadable."""
+
 
 @dataclass(frozen=True)
 class ServerWait:
@@ -39,7 +42,8 @@ def _printable(value: str) -> str:
 def seconds_from_header(value: str | None, now: float | None = None) -> float | None:
     """Seconds a ``Retry-After`` value asks for; None when absent, negative or unreadable.
 
-    May be huge (``1e300``): :func:`retry_after` caps it. ``inf`` and ``nan`` are unreadable.
+    ``inf``, ``nan`` and anything beyond :data:`PLAUSIBLE` are unreadable;
+    other long asks are cut by :func:`retry_after`.
     """
     if not value:
         return None
@@ -55,8 +59,8 @@ def seconds_from_header(value: str | None, now: float | None = None) -> float | 
             seconds = when.timestamp() - (time.time() if now is None else now)
         except (OverflowError, ValueError, OSError):
             return None
-        return seconds if seconds >= 0 else None
-    if not math.isfinite(seconds) or seconds < 0:
+        return seconds if 0 <= seconds <= PLAUSIBLE else None
+    if not math.isfinite(seconds) or not 0 <= seconds <= PLAUSIBLE:
         return None
     return seconds
 
