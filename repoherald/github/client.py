@@ -13,6 +13,10 @@
   message) pause every worker, then retry, as GitHub's documentation asks.
   The rules live in :mod:`repoherald.github.ratelimit`.
 * **Bounded concurrency.** At most ``concurrency`` requests are in flight.
+* **Bounded time and memory.** Every request follows
+  :mod:`repoherald.httppolicy` (``limits``): a deadline for the whole
+  exchange, a cap on the decompressed body, our own redirect limit (none
+  for writes), a capped 5xx ``Retry-After``; a breach is one line.
 * **Clear failures.** 401, 403, 404, 409, 422, a body that is not JSON or was
   cut off, and a ``Link`` header that loops or leaves the API host each give
   one line naming the repository and what to do.

@@ -7,16 +7,22 @@ the server's drip interval is the only wait, and the deadline bounds it.
 
 from __future__ import annotations
 
+import json
 import tracemalloc
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from repoherald.config import build_settings
 from repoherald.github.client import GitHubClient
 from repoherald.github.errors import GitHubError
 from repoherald.httppolicy import GITHUB, new_client
+from repoherald.pipeline.run import run
+from tests.gitfixture import GitFixture
+from tests.github_day import DAY, TZ_NAME, mixed_day
 from tests.github_server import FakeGitHub, gzip_bomb
 
 LIMITS = replace(GITHUB, deadline=2.0, max_body=1 << 20, read_timeout=10.0)
@@ -160,3 +166,36 @@ def test_a_rate_limit_reset_that_is_not_a_time_waits_a_bounded_default(fake: Fak
     sleeps = Sleeps()
     assert "login" in client(fake, sleeps, secondary_wait=1.0).get(PATH)
     assert sleeps == [1.0]
+
+
+RUN_CASES = [
+    ("deep", {"size": 200_000}, "is JSON nested too deeply to read"),
+    ("bad_gzip", {}, "gzip data is damaged"),
+    ("redirect_loop", {"times": -1}, "more than 5 redirects (a redirect loop"),
+    ("bomb", {"size": 256 << 20}, "expands to more than 128 MB, the limit"),
+]
+
+
+@pytest.mark.parametrize(("kind", "kw", "expected"), RUN_CASES)
+def test_a_hostile_answer_under_run_costs_one_line_and_spares_the_other_repository(
+    tmp_path: Path, kind: str, kw: dict[str, Any], expected: str
+) -> None:
+    source = GitFixture.init(tmp_path / "src")
+    mixed_day(source)
+    with FakeGitHub() as gh:
+        gh.add_repo("acme/widget", source.path)
+        gh.fault(r"/branches/", kind, **kw)
+        cfg = tmp_path / "repoherald.toml"
+        cfg.write_text(
+            f'[report]\ntz = "{TZ_NAME}"\n\n[github]\napi_url = "{gh.api_url}"\n\n'
+            f'[[repos]]\nsource = "{source.path}"\nname = "good"\n\n'
+            '[[repos]]\nsource = "github:acme/widget"\n',
+            encoding="utf-8",
+        )
+        settings = build_settings(config=str(cfg), day=str(DAY), home=str(tmp_path / "home"))
+        result = run(settings)
+    (line,) = result.failures
+    assert line.startswith("acme/widget: ") and expected in line and "\n" not in line
+    twin = next(p for p in result.written if p.suffix == ".json")
+    (good,) = [r for r in json.loads(twin.read_text())["repos"] if r["name"] == "good"]
+    assert len(good["commits"]) == 10
