@@ -122,6 +122,8 @@ class WebhookServer:
     hostiles: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     url: str = ""
     clock: Callable[[], float] = time.time
+    retry_after: str = "0"
+    """The ``Retry-After`` of every 429 (``inf``, ``3600``: a hostile receiver's)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def fail(
@@ -291,7 +293,7 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(data)))
             if status == 429:
-                self.send_header("Retry-After", "0")
+                self.send_header("Retry-After", server.retry_after)
             self.end_headers()
             self.wfile.write(data)
 

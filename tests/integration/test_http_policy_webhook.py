@@ -144,3 +144,22 @@ def test_a_400_echoing_the_webhook_path_leaks_no_secret_to_the_error_or_the_stor
     dump = "\n".join(memory_store.conn.iterdump())
     for text in (outcome.line(), entry.last_error, dump):
         assert SLACK_SECRET not in text and "T0001/B0002" not in text
+
+
+@pytest.mark.parametrize(("value", "slept"), [("3600", 60.0), ("inf", 2.0), ("1e300", 2.0)])
+def test_a_429_retry_after_is_capped_or_replaced_by_the_backoff(
+    server: WebhookServer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    value: str,
+    slept: float,
+) -> None:
+    server.retry_after = value
+    server.fail("wecom", 429, '{"errcode": 45009, "errmsg": "api freq out of limit"}')
+    sleeps: list[float] = []
+    monkeypatch.setenv("HOOK_URL", f"{server.url}/wecom/tok-9f8e7d6c5b4a")
+    opts = WebhookOptions(kind="wecom", url_env="HOOK_URL", max_retries=1, retry_delay=2.0)
+    WebhookPublisher(opts, sleep=sleeps.append).publish(item())
+    assert sleeps == [slept] and len(server.accepted("wecom")) == 1
+    if value == "3600":
+        assert "asked to wait 3600 s (Retry-After); waiting 60 s, the cap" in caplog.text
