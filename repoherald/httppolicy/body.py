@@ -16,6 +16,8 @@ from repoherald.httppolicy.limits import BadEncoding, BodyTooLarge, Limits
 
 ACCEPT_ENCODING = "gzip, deflate"
 """The only encodings asked for, so the only ones decoded."""
+_STEP = 1 << 20
+"""Bytes decompressed at a time: memory stays near the cap, not twice it."""
 
 
 def _size(n: int) -> str:
@@ -35,13 +37,13 @@ class BodyReader:
         self._out = bytearray()
         encoding = (content_encoding or "identity").strip().lower()
         self._encoding = encoding
+        self._first = True
         if encoding in ("", "identity"):
             self._zlib: Any = None
         elif encoding in ("gzip", "x-gzip"):
             self._zlib = zlib.decompressobj(16 + zlib.MAX_WBITS)
         elif encoding == "deflate":
             self._zlib = zlib.decompressobj()
-            self._first = True
         else:
             raise BadEncoding(
                 f"the answer is encoded as {encoding[:40]!r}, which was not asked for"
@@ -58,35 +60,37 @@ class BodyReader:
             self._inflate(chunk)
 
     def _inflate(self, data: bytes) -> None:
-        room = self._max - len(self._out) + 1
-        try:
-            piece = self._zlib.decompress(data, room)
-        except zlib.error:
-            if self._encoding == "deflate" and getattr(self, "_first", False):
-                # some servers send raw deflate without the zlib header (httpx does the same)
-                self._first = False
-                self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
-                self._inflate(data)
-                return
-            raise BadEncoding(f"the answer's {self._encoding} data is damaged") from None
-        self._first = False
-        self._out += piece
-        while len(self._out) <= self._max and self._zlib.unconsumed_tail:
-            room = self._max - len(self._out) + 1
+        """Decompress ``data`` a step at a time, so no piece is larger than :data:`_STEP`."""
+        pending = data
+        while True:
+            room = min(self._max - len(self._out) + 1, _STEP)
             try:
-                piece = self._zlib.decompress(self._zlib.unconsumed_tail, room)
+                piece = self._zlib.decompress(pending, room)
             except zlib.error:
+                if self._encoding == "deflate" and self._first:
+                    # some servers send raw deflate without the zlib header (httpx reads it too)
+                    self._first = False
+                    self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+                    continue
                 raise BadEncoding(f"the answer's {self._encoding} data is damaged") from None
+            self._first = False
             self._out += piece
-        if len(self._out) > self._max:
-            raise BodyTooLarge(
-                f"the answer expands to more than {_size(self._max)}, the limit"
-                f" ({self._encoding} of {_size(self._raw)} so far)"
-            )
+            if len(self._out) > self._max:
+                raise BodyTooLarge(
+                    f"the answer expands to more than {_size(self._max)}, the limit"
+                    f" ({self._encoding} of {_size(self._raw)} so far)"
+                )
+            pending = self._zlib.unconsumed_tail
+            if not pending and len(piece) < room:
+                return  # all input read and no output held back by the step's limit
 
     def finish(self) -> bytes:
-        if self._zlib is not None and self._raw and not self._zlib.eof:
-            raise BadEncoding(f"the answer's {self._encoding} data is cut off")
+        if self._zlib is not None and self._raw:
+            if not self._zlib.eof:
+                raise BadEncoding(f"the answer's {self._encoding} data is cut off")
+            self._out += self._zlib.flush()
+            if len(self._out) > self._max:
+                raise BodyTooLarge(f"the answer expands to more than {_size(self._max)}, the limit")
         return bytes(self._out)
 
 

@@ -17,7 +17,7 @@ from repoherald.httppolicy import (
     loads,
     retry_after,
 )
-from repoherald.httppolicy.body import BodyReader
+from repoherald.httppolicy.body import _STEP, BodyReader
 
 NOW = 1_800_000_000.0
 
@@ -113,3 +113,9 @@ def test_json_too_deep_is_a_value_error() -> None:
         loads(b"[" * 200_000 + b"]" * 200_000)
     assert issubclass(JsonTooDeep, ValueError)
     assert loads(b"[[[]]]") == [[[]]]
+
+
+@pytest.mark.parametrize("size", [_STEP, 3 * _STEP, 3 * _STEP + 1])
+def test_output_held_back_by_the_step_limit_is_not_lost(size: int) -> None:
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    assert read("gzip", gzip.compress(data), cap=10 * _STEP, chunk=65536) == data
