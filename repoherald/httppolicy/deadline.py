@@ -9,7 +9,7 @@ most the time left, so the request fails once the deadline passes.
 
 httpx does not let a client choose httpcore's network backend, so
 :func:`arm` wraps the one its transports already hold. This touches
-private attributes of httpx and httpcore; ``tests/integration/test_http_policy.py``
+private attributes of httpx and httpcore; ``tests/integration/test_http_policy_github.py``
 drips headers and bodies to catch a release that moves them.
 """
 
