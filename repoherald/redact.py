@@ -7,6 +7,12 @@ password), and embedded in text it did not write (a clone URL with
 header). Both are scrubbed here, at the edges, by one function, so a new
 output path cannot forget a case that another one handles.
 
+A webhook URL is a secret in parts too: a receiver or a proxy may echo only
+its path (Slack's ``/services/T…/B…/<secret>``) or one query value
+(DingTalk's ``access_token``, WeCom's ``key``). Registering a URL registers
+its token-like path segments and query values as well, and the path shapes
+of known webhook platforms are masked even when nobody registered them.
+
 Usage: whoever reads a secret calls :func:`register` with the value; whoever
 writes text out calls :func:`redact` on it. Registration is process-wide
 because secrets are process-wide (they come from the environment).
@@ -18,6 +24,7 @@ import logging
 import os
 import re
 import threading
+import urllib.parse
 
 MASK = "***"
 
@@ -35,6 +42,15 @@ _QUERY_SECRET = re.compile(
 )
 # a bearer/basic credential in an echoed header
 _AUTH_HEADER = re.compile(r"(?P<key>\b(?:Bearer|Basic|token)\s+)(?P<value>[A-Za-z0-9._~+/=-]{8,})")
+# the secret part of known webhook paths: Slack, Feishu/Lark, Discord, Mattermost-style hooks
+_WEBHOOK_PATH = re.compile(
+    r"(?P<key>/services/|/open-apis/bot/v2/hook/|/api/webhooks/|/hooks/)"
+    r"(?P<value>(?<=/services/)T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9_-]+"
+    r"|(?<=/hook/)[A-Za-z0-9_-]{8,}"
+    r"|(?<=/api/webhooks/)\d+/[A-Za-z0-9_-]+"
+    r"|(?<=/hooks/)[A-Za-z0-9]{20,})"
+)
+_URL_PARTS = re.compile(r"https?://[^/\s?#]+(?P<path>/[^\s?#]*)?(?:\?(?P<query>[^\s#]*))?")
 # well-known token shapes, even when nobody registered them (pasted into a message)
 _TOKEN_SHAPES = re.compile(
     r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|"
@@ -46,16 +62,49 @@ MIN_SECRET_LENGTH = 4
 
 
 def register(value: str | None) -> None:
-    """Remember a secret value so every later :func:`redact` call masks it."""
+    """Remember a secret value so every later :func:`redact` call masks it.
+
+    A URL's token-like parts are remembered with it (:func:`url_secrets`).
+    """
     global _pattern
     if not value or len(value) < MIN_SECRET_LENGTH:
         return
+    values = {value, *url_secrets(value)}
     with _lock:
-        if value in _secrets:
+        if values <= _secrets:
             return
-        _secrets.add(value)
+        _secrets.update(values)
         ordered = sorted(_secrets, key=len, reverse=True)
         _pattern = re.compile("|".join(re.escape(s) for s in ordered))
+
+
+def _token_like(part: str) -> bool:
+    """Long enough, and shaped like a generated token rather than a word ("send", "hook")."""
+    has_digit = any(c.isdigit() for c in part)
+    return len(part) >= 16 or (len(part) >= 8 and has_digit)
+
+
+def url_secrets(value: str) -> set[str]:
+    """The parts of a secret URL that are secrets on their own.
+
+    Its path (what a receiver echoes as "no hook at /…"), each token-like path
+    segment, and every query value of eight characters or more (shorter ones
+    are flags like ``json``, too common to mask everywhere).
+    """
+    m = _URL_PARTS.fullmatch(value.strip())
+    if m is None:
+        return set()
+    out: set[str] = set()
+    path = m["path"] or ""
+    if len(path) >= 8 and any(_token_like(seg) for seg in path.split("/")):
+        out.add(path)
+    out.update(seg for seg in path.split("/") if _token_like(seg))
+    for pair in (m["query"] or "").split("&"):
+        raw = pair.partition("=")[2]
+        for candidate in {raw, urllib.parse.unquote_plus(raw)}:
+            if len(candidate) >= 8:
+                out.add(candidate)
+    return out
 
 
 def secret_env(name: str | None) -> str | None:
@@ -76,6 +125,7 @@ def redact(text: str) -> str:
         text = pattern.sub(MASK, text)
     text = _USERINFO.sub(lambda m: f"{m['scheme']}{MASK}@", text)
     text = _QUERY_SECRET.sub(lambda m: f"{m['key']}{MASK}", text)
+    text = _WEBHOOK_PATH.sub(lambda m: f"{m['key']}{MASK}", text)
     text = _AUTH_HEADER.sub(lambda m: f"{m['key']}{MASK}", text)
     return _TOKEN_SHAPES.sub(MASK, text)
 

@@ -38,6 +38,14 @@ connection closes), ``loop`` (a ``Link: rel="next"`` to the same page) and
 ``edit`` (the normal answer's JSON passed through ``edit``, a function that
 returns what is sent instead: a hostile field, a wrong type; bytes are sent as
 they are).
+Hostile ones, for the HTTP policy: ``drip`` (headers, then the body one byte
+every ``interval`` seconds), ``drip_headers`` (the status line and headers
+that slowly), ``huge`` (a 200 of ``size`` bytes, written until the client
+hangs up), ``bomb`` (``Content-Encoding: gzip`` that expands to ``size``
+zero bytes), ``bad_gzip``, ``deep`` (JSON nested ``size`` deep),
+``redirect_loop`` (302 to itself) and ``redirect`` (307 to ``location``).
+``status`` takes ``headers`` (``Retry-After: inf``, ``X-RateLimit-Reset:
+soon``) and a ``message`` (one with terminal escapes) too.
 ``latency`` seconds are waited in the handler before every answer.
 
 Nothing here imports repoherald or pytest.
@@ -47,12 +55,15 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
+import gzip
 import hashlib
 import json
 import re
 import socket
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,6 +88,11 @@ class Fault:
     retry_after: int = 1
     reset_in: int = 3600
     edit: Callable[[Any], Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str | None = None
+    interval: float = 5.0
+    size: int = 1 << 30
+    location: str = "/"
 
 
 @dataclass(frozen=True)
@@ -122,6 +138,18 @@ class _Reply(Exception):
         self.status, self.body, self.headers = status, body, headers or {}
 
 
+@functools.lru_cache(maxsize=4)
+def gzip_bomb(size: int) -> bytes:
+    """``size`` zero bytes, gzipped (1 GiB is about 1 MB)."""
+    out = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block, parts, left = bytes(1 << 20), [], size
+    while left > 0:
+        parts.append(out.compress(block[: min(left, len(block))]))
+        left -= len(block)
+    parts.append(out.flush())
+    return b"".join(parts)
+
+
 def _gh_error(status: int, message: str) -> _Reply:
     doc = "https://docs.github.com/rest"
     return _Reply(status, {"message": message, "documentation_url": doc, "status": str(status)})
@@ -164,6 +192,57 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self.wfile.write(body)
         self.wfile.flush()
+
+
+_RAW_KINDS = frozenset(
+    {"drip", "drip_headers", "huge", "bomb", "bad_gzip", "deep", "redirect_loop", "redirect"}
+)
+
+
+def _write_hostile(h: _Handler, f: Fault) -> None:
+    """Answer as a hostile server would, writing straight to the socket."""
+    h.close_connection = f.kind not in ("redirect_loop", "redirect")
+    json_type = "Content-Type: application/json\r\n"
+    if f.kind == "drip_headers":
+        head = f"HTTP/1.1 200 OK\r\n{json_type}X-Padding: {'x' * 200}\r\n"
+        for byte in head.encode():
+            h.wfile.write(bytes([byte]))
+            h.wfile.flush()
+            time.sleep(f.interval)
+        return
+    if f.kind in ("redirect_loop", "redirect"):
+        where = h.path if f.kind == "redirect_loop" else f.location
+        status = "302 Found" if f.kind == "redirect_loop" else "307 Temporary Redirect"
+        h.wfile.write(
+            f"HTTP/1.1 {status}\r\nLocation: {where}\r\nContent-Length: 0\r\n\r\n".encode()
+        )
+        return
+    if f.kind == "drip":
+        h.wfile.write(f"HTTP/1.1 200 OK\r\n{json_type}Content-Length: 1000\r\n\r\n".encode())
+        for _ in range(1000):
+            h.wfile.write(b" ")
+            h.wfile.flush()
+            time.sleep(f.interval)
+        return
+    if f.kind == "huge":
+        h.wfile.write(f"HTTP/1.1 200 OK\r\n{json_type}Content-Length: {f.size}\r\n\r\n".encode())
+        block, left = b" " * 65536, f.size
+        while left > 0:
+            h.wfile.write(block[: min(left, len(block))])
+            left -= len(block)
+        return
+    if f.kind == "bomb":
+        body = gzip_bomb(f.size)
+    elif f.kind == "bad_gzip":
+        body = gzip.compress(b'{"sha": "abc"}')[:10] + b"this is not deflate data at all" * 10
+    else:  # deep
+        body = b"[" * f.size + b"]" * f.size
+    encoding = "" if f.kind == "deep" else "Content-Encoding: gzip\r\n"
+    h.wfile.write(
+        f"HTTP/1.1 200 OK\r\n{json_type}{encoding}Content-Length: {len(body)}\r\n\r\n".encode()
+    )
+    h.wfile.write(body)
+    h.wfile.flush()
 
 
 class FakeGitHub:
@@ -294,9 +373,12 @@ class FakeGitHub:
         with self._lock:
             self._in_flight -= 1
 
-    def _take_fault(self, target: str) -> Fault | None:
+    def _take_fault(self, target: str, *, raw: bool = False) -> Fault | None:
+        """The next fault for ``target``: a hostile raw answer (``raw``) or a scripted one."""
         with self._lock:
             for f in self._faults:
+                if (f.kind in _RAW_KINDS) != raw:
+                    continue
                 if f.times != 0 and re.search(f.pattern, target):
                     f.times -= 1
                     return f
@@ -321,6 +403,13 @@ class FakeGitHub:
             sent = json.loads(raw) if raw else None
         except ValueError:
             sent = raw.decode("utf-8", "replace")
+        raw_fault = self._take_fault(h.path, raw=True)
+        if raw_fault is not None:
+            with self._lock:
+                self._recorded.append(Recorded(h.path, 200, inm, auth, method, sent))
+            with contextlib.suppress(OSError):
+                _write_hostile(h, raw_fault)
+            return
         status, body, headers, cut = self._answer(h.path, auth, inm, method, sent)
         with self._lock:
             self._recorded.append(Recorded(h.path, status, inm, auth, method, sent))
@@ -383,7 +472,10 @@ class FakeGitHub:
             headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(reset)}
             raise _Reply(403, {"message": "API rate limit exceeded for 127.0.0.1."}, headers)
         if f.kind == "status":
-            raise _gh_error(f.status, _MESSAGES.get(f.status, "Server Error"))
+            text = f.message or _MESSAGES.get(f.status, "Server Error")
+            error = _gh_error(f.status, text)
+            error.headers.update(f.headers)
+            raise error
         if f.kind == "html":
             page = b"<!DOCTYPE html><html><body>Sign in to GitHub</body></html>"
             return 200, page, {**rate, "Content-Type": "text/html; charset=utf-8"}, False

@@ -92,6 +92,8 @@ class Reply:
       (TCP RST) without answering.
     * ``headers`` are added to the answer (e.g. ``{"Retry-After": "2"}``).
     * ``delay`` seconds are waited on top of the server's ``latency``.
+    * ``drip`` seconds between single bytes of the body (a hostile slow server;
+      the body is ``raw_body`` or a completion).
     * ``prompt_tokens`` / ``completion_tokens`` default to ``len(text) // 4``
       (at least 1); ``include_usage=False`` leaves ``usage`` out.
     """
@@ -108,6 +110,7 @@ class Reply:
     include_usage: bool = True
     refusal: str | None = None
     error: Mapping[str, Any] | None = None
+    drip: float = 0.0
 
 
 Responder = Callable[[dict[str, Any], int], Reply]
@@ -549,6 +552,20 @@ class _Handler(BaseHTTPRequestHandler):
     ) -> None:
         self._send_json(status, self.server.fake._error_body(status, error), headers)
 
+    def _drip(self, reply: Reply, completion: Any) -> None:
+        """Headers at once, then the body one byte every ``reply.drip`` seconds."""
+        body = reply.raw_body or json.dumps(completion).encode("utf-8")
+        self.close_connection = True
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        with contextlib.suppress(OSError):
+            for byte in body:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(reply.drip)
+
     def _reset(self) -> None:
         self.close_connection = True
         with contextlib.suppress(OSError):
@@ -639,6 +656,9 @@ class _Handler(BaseHTTPRequestHandler):
         fake._wait(started, reply.delay)
         if reply.reset:
             self._reset()
+            return
+        if reply.drip:
+            self._drip(reply, fake._completion(body, reply))
             return
         if reply.raw_body is not None:
             self._send(reply.status, reply.raw_body, reply.headers)

@@ -5,15 +5,22 @@ self-signed certificate (made by the ``openssl`` command), ``"ssl"`` speaks
 TLS from the first byte, ``"plain"`` offers no TLS at all (and then allows
 AUTH in clear, as a badly configured server would). ``defer(n)`` answers the
 next n messages with a 451, ``reject()`` the next one with a 554.
+
+``drip_server(interval)`` is a hostile one: it sends its greeting one byte
+every ``interval`` seconds, forever.
 """
 
 from __future__ import annotations
 
+import contextlib
 import email
 import email.policy
 import shutil
+import socket
 import ssl
 import subprocess
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -133,3 +140,30 @@ def smtp_server(mode: Mode, cert: Path, key: Path) -> Iterator[SMTPServer]:
         yield recorder
     finally:
         controller.stop()
+
+
+@contextmanager
+def drip_server(interval: float) -> Iterator[int]:
+    """A server on 127.0.0.1 that greets one byte every ``interval`` s; yields its port."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def drip(conn: socket.socket) -> None:
+        with conn, contextlib.suppress(OSError):
+            while not stop.is_set():
+                for byte in b"220 slow.example ESMTP\r\n"[:-2]:
+                    conn.sendall(bytes([byte]))
+                    time.sleep(interval)
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while not stop.is_set():
+                conn, _ = listener.accept()
+                threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        listener.close()

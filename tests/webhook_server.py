@@ -4,7 +4,12 @@ The path's first part is the platform (``/feishu/<token>``, ``/dingtalk``,
 ``/wecom``, ``/slack``, ``/json``). The server verifies the signature with
 the secret it was given, the payload's shape and the platform's size limits,
 and answers as the platform would; ``fail(kind, ...)`` queues error answers
-(a 500, a 200 with an error code, an HTML page) to be served first.
+(a 500, a 200 with an error code, an HTML page) to be served first, and
+``hostile(kind, mode)`` queues what a hostile receiver does: ``drip`` (one
+byte every ``interval`` seconds), ``bomb`` (gzip expanding to ``size``
+bytes), ``huge`` (``size`` bytes), ``echo`` (a 400 quoting the request's
+path and query, as some proxies do), ``redirect`` (a 307 to ``/json``) and
+``escape`` (a 400 whose text carries terminal escape sequences).
 
 DingTalk's rate limit is enforced too: a 21st message to one robot within 60
 seconds of ``clock`` is refused with errcode 130101 ("send too fast"). Tests
@@ -15,6 +20,7 @@ against the real time.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -26,6 +32,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.github_server import gzip_bomb
 
 FEISHU_MAX_BODY = 20_000
 """Feishu documents "20 KB"; checked as 20,000 bytes, the stricter reading."""
@@ -111,8 +119,11 @@ class WebhookServer:
     secret: str
     received: list[Received] = field(default_factory=list)
     queued: dict[str, list[tuple[int, str, str]]] = field(default_factory=dict)
+    hostiles: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     url: str = ""
     clock: Callable[[], float] = time.time
+    retry_after: str = "0"
+    """The ``Retry-After`` of every 429 (``inf``, ``3600``: a hostile receiver's)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def fail(
@@ -120,6 +131,10 @@ class WebhookServer:
     ) -> None:
         """Answer the next request for ``kind`` with this instead of success."""
         self.queued.setdefault(kind, []).append((status, body, content_type))
+
+    def hostile(self, kind: str, mode: str, value: float = 0.0) -> None:
+        """Answer the next request for ``kind`` as a hostile receiver would (module docstring)."""
+        self.hostiles.setdefault(kind, []).append((mode, value))
 
     def too_fast(self, path: str, now: float) -> bool:
         """True when the robot at ``path`` already took 20 messages in the last 60 s."""
@@ -196,6 +211,14 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
             query = dict(urllib.parse.parse_qsl(parsed.query))
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             headers = {k.lower(): v for k, v in self.headers.items()}
+            hostile = server.hostiles.get(kind)
+            if hostile:
+                mode, value = hostile.pop(0)
+                server.received.append(Received(kind, self.path, body, headers, [mode]))
+                self.close_connection = True
+                with contextlib.suppress(OSError):
+                    self._hostile(mode, value)
+                return
             queue = server.queued.get(kind)
             if queue:
                 status, text, ctype = queue.pop(0)
@@ -227,13 +250,50 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
                 }
             self._answer(200, json.dumps(answer), "application/json")
 
+        def _hostile(self, mode: str, value: float) -> None:
+            if mode == "drip":
+                data = json.dumps({"errcode": 0, "errmsg": "ok"}).encode() * 100
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                for byte in data:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(value)
+            elif mode in ("bomb", "huge"):
+                size = int(value)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if mode == "bomb":
+                    data = gzip_bomb(size)
+                    self.send_header("Content-Encoding", "gzip")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                self.send_header("Content-Length", str(size))
+                self.end_headers()
+                block = b" " * 65536
+                for _ in range(0, size, len(block)):
+                    self.wfile.write(block)
+            elif mode == "redirect":
+                self.send_response(307)
+                self.send_header("Location", "/json")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif mode == "echo":
+                self._answer(400, f"invalid_token: no hook at {self.path}", "text/plain")
+            else:  # escape
+                text = "refused \x1b]0;pwned\x07\x1b[2J\x9b31m by policy"
+                self._answer(400, json.dumps({"errcode": 1, "errmsg": text}), "application/json")
+
         def _answer(self, status: int, text: str, ctype: str) -> None:
             data = text.encode()
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(data)))
             if status == 429:
-                self.send_header("Retry-After", "0")
+                self.send_header("Retry-After", server.retry_after)
             self.end_headers()
             self.wfile.write(data)
 

@@ -14,17 +14,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
-import click
-
+from repoherald.cli.terminal import PrintableFilter, say
 from repoherald.errors import RepoheraldError, StoreDamagedError
-from repoherald.redact import RedactingFilter, redact
+from repoherald.redact import RedactingFilter
 
 
 def fail(message: str, code: int, debug: bool) -> NoReturn:
-    """Print ``repoherald: error: <message>`` (redacted) and exit with ``code``."""
+    """Print ``repoherald: error: <message>`` (redacted, printable) and exit with ``code``."""
     if debug:
-        click.echo(redact(traceback.format_exc()), err=True)
-    click.echo(f"repoherald: error: {redact(message)}", err=True)
+        say(traceback.format_exc())
+    say(f"repoherald: error: {message}")
     sys.exit(code)
 
 
@@ -42,7 +41,7 @@ def fail_on_errors(debug: bool) -> Iterator[None]:
 
 
 def setup_logging(debug: bool) -> None:
-    """Log to stderr, every record redacted.
+    """Log to stderr, every record redacted and stripped of terminal controls.
 
     Other libraries say only warnings; repoherald's own loggers also say
     what they are waiting for (a GitHub rate limit, DingTalk's pacing) at
@@ -56,3 +55,5 @@ def setup_logging(debug: bool) -> None:
     for handler in logging.getLogger().handlers:
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
             handler.addFilter(RedactingFilter())
+        if not any(isinstance(f, PrintableFilter) for f in handler.filters):
+            handler.addFilter(PrintableFilter())

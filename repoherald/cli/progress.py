@@ -15,8 +15,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from repoherald.cli.terminal import say
 from repoherald.pipeline.events import Event
-from repoherald.redact import redact
 
 
 class ProgressDisplay:
@@ -36,7 +36,7 @@ class ProgressDisplay:
 
     def __call__(self, event: Event) -> None:
         if event.kind == "message":
-            click.echo(redact(event.message), err=True)
+            say(event.message)
         elif event.kind == "progress" and event.stage == "llm":
             self._llm(event.done, event.total)
 

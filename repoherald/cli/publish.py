@@ -9,6 +9,7 @@ import click
 
 from repoherald.cli.errors import fail_on_errors, setup_logging
 from repoherald.cli.options import common_options, day_options
+from repoherald.cli.terminal import say
 from repoherald.config.settings import build_settings
 from repoherald.errors import UsageError
 from repoherald.pipeline.service import report_key, select_repos
@@ -56,7 +57,7 @@ def publish_command(
                     days = (latest,) if latest else ()
                 paths = report_rows(store, key, days, lang)
                 if not paths:
-                    click.echo(f"{key}: no archived report for the chosen days", err=True)
+                    say(f"{key}: no archived report for the chosen days")
                 outcomes += deliver_days(
                     store,
                     chosen,
@@ -70,9 +71,9 @@ def publish_command(
                 )
             outcomes += batch.flush(store, dry_run=dry_run)
     for outcome in outcomes:
-        click.echo(outcome.line(), err=outcome.failed)
+        say(outcome.line(), err=outcome.failed)
     failed = sum(o.failed for o in outcomes)
-    click.echo(f"{len(outcomes)} deliveries; {failed} failed", err=True)
+    say(f"{len(outcomes)} deliveries; {failed} failed")
     if failed:
         sys.exit(1)
 

@@ -10,9 +10,9 @@ import click
 from repoherald.cli.errors import fail_on_errors, setup_logging
 from repoherald.cli.options import cache_options, common_options, day_options, llm_options
 from repoherald.cli.progress import ProgressDisplay
+from repoherald.cli.terminal import say
 from repoherald.config.settings import build_settings
 from repoherald.pipeline.run import RunResult, run
-from repoherald.redact import redact
 
 
 @click.command()
@@ -67,9 +67,9 @@ def report(
 def _print_summary(result: RunResult, *, llm: bool) -> None:
     for path in result.written:
         if path.suffix == ".md":
-            click.echo(str(path))
+            say(str(path), err=False)
     for failure in result.failures:
-        click.echo(f"repoherald: failed: {redact(failure)}", err=True)
+        say(f"repoherald: failed: {failure}")
     summary = (
         f"{len(result.days)} report(s), {result.commits} commits "
         f"({result.analysed} analysed, {result.cached} from cache)"
@@ -81,4 +81,4 @@ def _print_summary(result: RunResult, *, llm: bool) -> None:
         )
         if result.llm_fallbacks:
             summary += f", {result.llm_fallbacks} commits kept the rules analysis"
-    click.echo(summary, err=True)
+    say(summary)

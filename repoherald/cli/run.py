@@ -10,10 +10,10 @@ import click
 from repoherald.cli.errors import fail_on_errors, setup_logging
 from repoherald.cli.options import cache_options, common_options, day_options, llm_options
 from repoherald.cli.progress import ProgressDisplay
+from repoherald.cli.terminal import say
 from repoherald.config.settings import build_settings
 from repoherald.errors import UsageError
 from repoherald.pipeline.service import ServiceResult, Shard, run_all
-from repoherald.redact import redact
 
 
 @click.command("run")
@@ -79,13 +79,13 @@ def _print_summary(result: ServiceResult) -> None:
         if outcome.result is not None:
             for path in outcome.result.written:
                 if path.suffix == ".md":
-                    click.echo(str(path))
+                    say(str(path), err=False)
     for outcome in result.outcomes:
         for delivery in outcome.deliveries:
             if not delivery.failed:
-                click.echo(delivery.line(), err=True)
+                say(delivery.line())
     for failure in result.failures:
-        click.echo(f"repoherald: failed: {redact(failure)}", err=True)
+        say(f"repoherald: failed: {failure}")
     done = [o for o in result.outcomes if o.result is not None]
     commits = sum(o.result.commits for o in done if o.result is not None)
     reports = sum(len(o.result.days) for o in done if o.result is not None)
@@ -99,4 +99,4 @@ def _print_summary(result: ServiceResult) -> None:
     line += f" {commits} commits; {broken} failed"
     if deliveries:
         line += f"; {len(deliveries) - undelivered} of {len(deliveries)} deliveries done"
-    click.echo(line, err=True)
+    say(line)

@@ -13,6 +13,10 @@
   message) pause every worker, then retry, as GitHub's documentation asks.
   The rules live in :mod:`repoherald.github.ratelimit`.
 * **Bounded concurrency.** At most ``concurrency`` requests are in flight.
+* **Bounded time and memory.** Every request follows
+  :mod:`repoherald.httppolicy` (``limits``): a deadline for the whole
+  exchange, a cap on the decompressed body, our own redirect limit (none
+  for writes), a capped 5xx ``Retry-After``; a breach is one line.
 * **Clear failures.** 401, 403, 404, 409, 422, a body that is not JSON or was
   cut off, and a ``Link`` header that loops or leaves the API host each give
   one line naming the repository and what to do.
@@ -24,6 +28,7 @@ are URLs, which never carry it.
 from __future__ import annotations
 
 import json
+import logging
 import random
 import re
 import threading
@@ -38,7 +43,17 @@ import httpx
 from repoherald.github.errors import GitHubError, github_message
 from repoherald.github.etags import EtagCache
 from repoherald.github.ratelimit import MAX_RATE_LIMIT_WAITS, RateLimits
-from repoherald.retry_after import retry_after_seconds
+from repoherald.httppolicy import (
+    GITHUB,
+    HttpPolicyError,
+    JsonTooDeep,
+    Limits,
+    loads,
+    retry_after,
+    send,
+)
+
+log = logging.getLogger("repoherald.github")
 
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
 _NEXT = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
@@ -83,8 +98,10 @@ class GitHubClient:
         secondary_wait: float = 60.0,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
+        limits: Limits = GITHUB,
     ) -> None:
         self._http = http
+        self.limits = limits
         self.repo = repo
         self._token_env = token_env
         self.anonymous = anonymous
@@ -186,7 +203,7 @@ class GitHubClient:
         """
         url = self._url(path, None)
         response = self._request(url, None, method=method, body=body)
-        if response.status_code >= 400:
+        if not 200 <= response.status_code < 300:
             raise self.error_for(response, url)
         if response.status_code == 204 or not response.content:
             return None
@@ -244,7 +261,15 @@ class GitHubClient:
                 with self._slots:
                     with self._lock:
                         self.stats.requests += 1
-                    response = self._http.request(method, url, headers=headers, content=content)
+                    request = self._http.build_request(
+                        method, url, headers=headers, content=content
+                    )
+                    response = send(self._http, request, self.limits)
+            except HttpPolicyError as exc:
+                raise GitHubError(
+                    f"{self.repo}: GitHub's answer to {method} {_path(url)} was refused: {exc}:"
+                    " retry later; if it persists, check [github] api_url"
+                ) from None
             except httpx.TransportError as exc:
                 failures += 1
                 if failures > self._max_retries:
@@ -273,8 +298,10 @@ class GitHubClient:
                         f" {failures} times: GitHub may be having trouble, retry later",
                         status,
                     )
-                delay = retry_after_seconds(response.headers.get("retry-after"))
-                self._sleep(delay if delay is not None else self._backoff_delay(failures))
+                asked = retry_after(response.headers.get("retry-after"), self.limits.max_wait)
+                if asked is not None and asked.capped:
+                    log.warning("%s: %s", self.repo, asked.note(f"GitHub (HTTP {status})"))
+                self._sleep(asked.seconds if asked is not None else self._backoff_delay(failures))
                 continue
             return response
 
@@ -332,7 +359,12 @@ class GitHubClient:
 
     def _decode(self, body: bytes, url: str) -> Any:
         try:
-            return json.loads(body)
+            return loads(body)
+        except JsonTooDeep:
+            raise GitHubError(
+                f"{self.repo}: GitHub's answer to {_path(url)} is JSON nested too deeply to read:"
+                " retry later; if it persists, check [github] api_url"
+            ) from None
         except ValueError:
             raise GitHubError(
                 f"{self.repo}: GitHub's answer to {_path(url)} is not valid JSON (cut off or"

@@ -21,6 +21,7 @@ from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import SourceError
 from repoherald.github.client import GitHubClient
 from repoherald.github.etags import EtagCache
+from repoherald.httppolicy import GITHUB, Limits, new_client
 from repoherald.redact import secret_env
 
 log = logging.getLogger("repoherald.github")
@@ -79,8 +80,13 @@ def open_client(
     *,
     token: str | None,
     transport: httpx.BaseTransport | None = None,
+    limits: Limits = GITHUB,
 ) -> GitHubClient:
-    """A client for ``repo`` with the store's ETag cache (network-free until the first call)."""
+    """A client for ``repo`` with the store's ETag cache (network-free until the first call).
+
+    Requests follow :mod:`repoherald.httppolicy` (``limits``: deadline, body size,
+    redirects, capped waits).
+    """
     api = parse_api_url(settings.api_url, repo)
     headers = {
         "Accept": "application/vnd.github+json",
@@ -89,14 +95,13 @@ def open_client(
     }
     if token:
         headers["Authorization"] = f"Bearer {token}"
-    http = httpx.Client(
+    http = new_client(
+        limits,
         base_url=api,
         headers=headers,
-        timeout=httpx.Timeout(30.0, connect=10.0),
         limits=httpx.Limits(
             max_connections=settings.concurrency, max_keepalive_connections=settings.concurrency
         ),
-        follow_redirects=True,
         transport=transport,
     )
     return GitHubClient(
@@ -109,4 +114,5 @@ def open_client(
         max_wait_seconds=settings.max_wait_seconds,
         backoff=settings.retry_backoff,
         secondary_wait=settings.secondary_wait,
+        limits=limits,
     )

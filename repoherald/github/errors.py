@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import httpx
 
 from repoherald.errors import SourceError
+from repoherald.httppolicy import loads
 
 
 class GitHubError(SourceError):
@@ -25,7 +24,7 @@ class GitHubError(SourceError):
 def github_message(response: httpx.Response) -> str:
     """GitHub's own ``message`` from an error body, short and on one line."""
     try:
-        body = json.loads(response.content)
+        body = loads(response.content)
     except ValueError:
         return response.reason_phrase or "no message"
     text = body.get("message") if isinstance(body, dict) else None

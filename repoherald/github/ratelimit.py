@@ -10,6 +10,7 @@ each time it happens again, as GitHub's documentation asks.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -17,7 +18,7 @@ from datetime import UTC, datetime
 import httpx
 
 from repoherald.github.errors import GitHubError, github_message
-from repoherald.retry_after import retry_after_seconds
+from repoherald.httppolicy import epoch_from_header, retry_after
 
 log = logging.getLogger("repoherald.github")
 
@@ -55,43 +56,56 @@ class RateLimits:
         """Remember what the last answer said is left of the primary limit."""
         remaining = headers.get("x-ratelimit-remaining")
         reset = headers.get("x-ratelimit-reset")
+        left, when = epoch_from_header(remaining), epoch_from_header(reset)
         with self._lock:
-            if remaining is not None and remaining.isdigit():
-                self.remaining = int(remaining)
-            if reset is not None and reset.isdigit():
-                self.reset = int(reset)
+            if left is not None:
+                self.remaining = left
+            if when is not None:
+                self.reset = when
 
     def wait_after(self, response: httpx.Response) -> float | None:
         """Seconds to wait before retrying, None when this 403/429 is not a rate limit.
 
         GitHub's rules: honour ``Retry-After``; else, with no requests left,
         wait for ``X-RateLimit-Reset``; else, for a secondary limit, wait a
-        minute, longer each time it happens again.
+        minute, longer each time it happens again. A header that is not a
+        number (``Retry-After: inf``, ``X-RateLimit-Reset: soon``) counts as
+        absent: the secondary wait applies, never an exception.
         """
         headers = response.headers
-        retry_after = retry_after_seconds(headers.get("retry-after"))
+        asked = retry_after(headers.get("retry-after"), math.inf)
         text = github_message(response).lower()
-        if retry_after is not None:
-            wait = retry_after
-        elif headers.get("x-ratelimit-remaining") == "0":
-            reset = int(headers.get("x-ratelimit-reset", "0") or 0)
+        exhausted = headers.get("x-ratelimit-remaining") == "0"
+        reset = epoch_from_header(headers.get("x-ratelimit-reset"))
+        if asked is not None:
+            wait = asked.seconds
+        elif exhausted and reset is not None:
             wait = max(0.0, reset - self._clock()) + 1.0
             if wait > self._max_wait:
                 raise self._exhausted(headers, reset)
             return wait
-        elif "secondary rate limit" in text or response.status_code == 429:
+        elif "secondary rate limit" in text or response.status_code == 429 or exhausted:
             with self._lock:
                 self._secondary_hits += 1
                 hits = self._secondary_hits
             wait = self._secondary_wait * 2 ** (hits - 1)
+            unreadable = "retry-after" in headers or exhausted
+            if unreadable and wait <= self._max_wait:
+                name = "Retry-After" if "retry-after" in headers else "X-RateLimit-Reset"
+                log.warning(
+                    "%s: GitHub's %s header %r is not a number of seconds; waiting %.0f s instead",
+                    self.repo,
+                    name,
+                    _short(headers.get(name)),
+                    wait,
+                )
         else:
             return None
         if wait > self._max_wait:
-            resume = _clock_text(self._clock() + wait)
             raise GitHubError(
-                f"{self.repo}: GitHub's secondary rate limit asks to wait {wait:.0f} s, more"
-                f" than [github] max_wait_seconds={self._max_wait:g}: re-run after {resume}"
-                " (what was fetched is cached)",
+                f"{self.repo}: GitHub's secondary rate limit asks to wait {_duration(wait)}, more"
+                f" than [github] max_wait_seconds={self._max_wait:g}:"
+                f" re-run {_after(self._clock() + wait, wait)} (what was fetched is cached)",
                 response.status_code,
             )
         return wait
@@ -125,4 +139,20 @@ class RateLimits:
 
 
 def _clock_text(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%H:%M UTC")
+    try:
+        return datetime.fromtimestamp(ts, UTC).strftime("%H:%M UTC")
+    except (OverflowError, ValueError, OSError):
+        return "a long while"
+
+
+def _after(ts: float, wait: float) -> str:
+    return f"after {_clock_text(ts)}" if wait < 86400 else "later"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 365 * 86400 else "more than a year"
+
+
+def _short(value: str | None) -> str:
+    """A header value fit for a log line: printable characters, 40 at most."""
+    return "".join(c for c in value or "" if c.isprintable())[:40]

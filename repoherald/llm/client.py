@@ -33,13 +33,21 @@ import httpx
 
 from repoherald.breaker import CircuitBreaker
 from repoherald.errors import RepoheraldError, UnavailableError
+from repoherald.httppolicy import (
+    LLM,
+    DeadlineExceeded,
+    HttpPolicyError,
+    Limits,
+    asend,
+    loads,
+    new_async_client,
+    retry_after,
+)
 from repoherald.redact import redact
-from repoherald.retry_after import retry_after_seconds
 
 log = logging.getLogger("repoherald.llm")
 
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504}
-MAX_WAIT = 120.0
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -77,7 +85,7 @@ class _Outcome:
 def _error_message(response: httpx.Response) -> str:
     """The server's own words about an error, short and redacted."""
     try:
-        body = response.json()
+        body = loads(response.content)
     except ValueError:
         text = response.text[:200].strip() or response.reason_phrase
     else:
@@ -94,7 +102,9 @@ class ChatClient:
     ``transport`` replaces httpx's network transport (tests pass an
     ``httpx.MockTransport``); ``http`` is a ready client the caller owns and
     closes. ``breaker`` is shared with whoever else calls the same endpoint;
-    ``sleep`` is how the client waits between attempts.
+    ``sleep`` is how the client waits between attempts. ``limits`` is the HTTP
+    policy (body size, capped ``Retry-After``); ``timeout`` is its deadline: the
+    whole request, body included, not just the gap between two reads.
     """
 
     def __init__(
@@ -112,13 +122,16 @@ class ChatClient:
         http: httpx.AsyncClient | None = None,
         breaker: CircuitBreaker | None = None,
         sleep: Sleep = asyncio.sleep,
+        limits: Limits = LLM,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self.limits = limits.with_deadline(timeout)
         self._headers = {"Content-Type": "application/json"}
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._owns_http = http is None
-        self._http = http or httpx.AsyncClient(
+        self._http = http or new_async_client(
+            self.limits,
             transport=transport,
             timeout=httpx.Timeout(timeout, connect=min(timeout, 15.0)),
             limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
@@ -170,7 +183,7 @@ class ChatClient:
             last = result
             if attempt == self.max_retries:
                 break
-            delay = min(MAX_WAIT, last.wait) if last.wait is not None else self._backoff(attempt)
+            delay = last.wait if last.wait is not None else self._backoff(attempt)
             log.debug("LLM request failed (%s); retry %d in %.1fs", last.reason, attempt + 1, delay)
             await self._sleep(delay)
         gave_up = f"{last.reason} (gave up after {self.max_retries + 1} attempts)"
@@ -184,10 +197,15 @@ class ChatClient:
             except UnavailableError as exc:
                 raise LlmUnavailable(redact(str(exc))) from None
         self.sent += 1
+        request = self._http.build_request(
+            "POST", f"{self.base_url}/chat/completions", json=body, headers=self._headers
+        )
         try:
-            response = await self._http.post(
-                f"{self.base_url}/chat/completions", json=body, headers=self._headers
-            )
+            response = await asend(self._http, request, self.limits)
+        except DeadlineExceeded as exc:
+            return _Outcome(str(exc))
+        except HttpPolicyError as exc:
+            raise LlmError(redact(f"the endpoint's answer was refused: {exc}")) from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             return self._unreachable(exc)
         except httpx.TimeoutException:
@@ -214,7 +232,10 @@ class ChatClient:
             except LlmError as exc:
                 return _Outcome(str(exc))
         if status in RETRY_STATUSES:
-            wait = retry_after_seconds(response.headers.get("retry-after"))
+            asked = retry_after(response.headers.get("retry-after"), self.limits.max_wait)
+            if asked is not None and asked.capped:
+                log.warning("%s", asked.note(f"the LLM endpoint (HTTP {status})"))
+            wait = asked.seconds if asked is not None else None
             return _Outcome(f"HTTP {status}: {_error_message(response)}", wait)
         if status == 400 and self.json_schema_supported and _mentions_schema(response):
             self.json_schema_supported = False
@@ -233,7 +254,7 @@ class ChatClient:
 
     def _parse(self, response: httpx.Response) -> ChatReply:
         try:
-            data = response.json()
+            data = loads(response.content)
             choice = data["choices"][0]
             content = choice["message"].get("content") or ""
             finish = str(choice.get("finish_reason") or "stop")

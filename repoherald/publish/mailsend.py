@@ -7,6 +7,11 @@ clear. What may pass later (a refused or reset connection, a timeout, a
 above all — fails at once, since repeating a wrong password only gets the
 account locked.
 
+The whole conversation of one attempt (connect, TLS, login, DATA) has a
+deadline (``Server.deadline``): a timeout bounds each read, and a server
+that answers one byte every few seconds would pass every one of them, so a
+watchdog shuts the socket when the deadline passes.
+
 Every error names the server (``email smtp.example.com:587``) and says what
 to do; the password is read through :func:`~repoherald.redact.secret_env`
 by the caller, so :func:`~repoherald.redact.redact` masks it in any server
@@ -15,15 +20,19 @@ reply that echoes it.
 
 from __future__ import annotations
 
+import contextlib
 import smtplib
+import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
-from typing import Literal, NoReturn
+from typing import Any, Literal, NoReturn
 
 from repoherald.errors import PublishError
+from repoherald.httppolicy import SMTP_DEADLINE
 from repoherald.redact import redact
 
 Security = Literal["starttls", "ssl", "none"]
@@ -39,6 +48,14 @@ class Server:
     timeout: float
     context: ssl.SSLContext | None = None
     """TLS settings (tests pass one that trusts their self-signed certificate)."""
+    deadline: float | None = None
+    """Seconds for one attempt's whole conversation (None: :attr:`time_limit`'s default)."""
+
+    @property
+    def time_limit(self) -> float:
+        """The conversation's deadline: ``deadline``, else the larger of the default and
+        four operations' timeouts (a slow server's every step may take ``timeout``)."""
+        return self.deadline if self.deadline is not None else max(SMTP_DEADLINE, 4 * self.timeout)
 
     @property
     def label(self) -> str:
@@ -59,6 +76,63 @@ class _Transient(Exception):
     """A failure worth another attempt; its text is the reason."""
 
 
+class _Watchdog:
+    """Shuts the conversation's socket once its deadline passes, waking a blocked read."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Watchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sock = sock
+            if self.expired:
+                _shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.expired = True
+            if self._sock is not None:
+                _shut(self._sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class _SMTP(smtplib.SMTP):
+    """``smtplib.SMTP`` that hands its raw socket to a watchdog as soon as it exists."""
+
+    def __init__(self, watchdog: _Watchdog, *args: Any, **kwargs: Any) -> None:
+        self.watchdog = watchdog
+        super().__init__(*args, **kwargs)
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]
+        self.watchdog.watch(sock)
+        return sock
+
+
+class _SMTP_SSL(smtplib.SMTP_SSL, _SMTP):
+    """``SMTP_SSL`` whose raw socket is watched before the TLS handshake starts."""
+
+    def __init__(self, watchdog: _Watchdog, *args: Any, **kwargs: Any) -> None:
+        self.watchdog = watchdog
+        smtplib.SMTP_SSL.__init__(self, *args, **kwargs)
+
+
 def send(
     server: Server,
     message: EmailMessage,
@@ -74,7 +148,17 @@ def send(
     problem = ""
     for attempt in range(max_retries + 1):
         try:
-            return _attempt(server, message, sender, recipients, login)
+            with _Watchdog(server.time_limit) as watchdog:
+                try:
+                    return _attempt(server, message, sender, recipients, login, watchdog)
+                except PublishError:
+                    if watchdog.expired:
+                        raise _Transient(_late(server)) from None
+                    raise
+                except _Transient:
+                    if watchdog.expired:
+                        raise _Transient(_late(server)) from None
+                    raise
         except _Transient as exc:
             problem = str(exc)
         if attempt < max_retries:
@@ -90,10 +174,11 @@ def _attempt(
     sender: str,
     recipients: list[str],
     login: Login | None,
+    watchdog: _Watchdog,
 ) -> dict[str, tuple[int, bytes]]:
     context = server.context or ssl.create_default_context()
     try:
-        smtp = _connect(server, context)
+        smtp = _connect(server, context, watchdog)
     except (smtplib.SMTPResponseException, ssl.SSLError, OSError) as exc:
         _raise(server, exc, login)
     try:
@@ -124,10 +209,16 @@ def _attempt(
         _close(smtp)
 
 
-def _connect(server: Server, context: ssl.SSLContext) -> smtplib.SMTP:
+def _late(server: Server) -> str:
+    return f"the conversation took longer than {server.time_limit:g} s, the deadline"
+
+
+def _connect(server: Server, context: ssl.SSLContext, watchdog: _Watchdog) -> smtplib.SMTP:
     if server.security == "ssl":
-        return smtplib.SMTP_SSL(server.host, server.port, timeout=server.timeout, context=context)
-    return smtplib.SMTP(server.host, server.port, timeout=server.timeout)
+        return _SMTP_SSL(
+            watchdog, server.host, server.port, timeout=server.timeout, context=context
+        )
+    return _SMTP(watchdog, server.host, server.port, timeout=server.timeout)
 
 
 def _close(smtp: smtplib.SMTP) -> None:

@@ -8,9 +8,14 @@ error ever shows the URL: errors name the target by its ``kind`` and the
 variable's name.
 
 Transient failures (5xx, 429 with ``Retry-After``, timeouts, resets, and
-DingTalk's "send too fast") are retried with backoff; an HTML answer or a
-200 carrying another platform error code is a
-:class:`~repoherald.errors.PublishError`.
+DingTalk's "send too fast") are retried with backoff. Success is a 2xx that
+also passes the platform's own rule (:func:`platform_verdict`): Slack's
+``ok``, ``code``/``StatusCode`` 0 for Feishu, ``errcode`` 0 for DingTalk and
+WeCom; anything else (a 3xx, which a POST never follows; an HTML page; a
+200 with an error code or without the platform's answer) is a
+:class:`~repoherald.errors.PublishError`. Requests follow
+:mod:`repoherald.httppolicy` (a deadline of ``timeout`` seconds for the
+whole request, a small cap on the answer's size).
 
 Sends to one DingTalk robot are paced (:mod:`repoherald.publish.pacing`);
 the message of each platform is built in :mod:`repoherald.publish.chat_payloads`.
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -29,6 +35,16 @@ import httpx
 from pydantic import Field, field_validator
 
 from repoherald.errors import PublishError
+from repoherald.httppolicy import (
+    WEBHOOK,
+    DeadlineExceeded,
+    HttpPolicyError,
+    Limits,
+    loads,
+    new_client,
+    retry_after,
+    send,
+)
 from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status
 from repoherald.publish.chat_payloads import (
     dingtalk_payload,
@@ -42,7 +58,8 @@ from repoherald.publish.pacing import DINGTALK_PACER, RobotPacer
 from repoherald.publish.report_url import REPORT_URL_HELP, check_report_url, report_url
 from repoherald.redact import redact, secret_env
 from repoherald.render.digest import digest_from_json
-from repoherald.retry_after import retry_after_seconds
+
+log = logging.getLogger("repoherald.publish")
 
 Kind = Literal["feishu", "dingtalk", "wecom", "slack", "json"]
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
@@ -50,7 +67,6 @@ ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 DINGTALK_TOO_FAST = 130101
 """DingTalk's error code for "send too fast": transient, wait a window and retry."""
 SIGNATURE_HEADER = "X-Repoherald-Signature"
-MAX_RETRY_AFTER = 60.0
 
 
 class WebhookOptions(PublisherOptions):
@@ -94,8 +110,10 @@ class WebhookPublisher:
         client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
         pacer: RobotPacer | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.options = options
+        self.limits = limits or WEBHOOK.with_deadline(options.timeout)
         self._client = client
         self._sleep = sleep
         self._pacer = pacer or DINGTALK_PACER
@@ -169,7 +187,7 @@ class WebhookPublisher:
         URL without the signature). The URL is never in a message.
         """
         o = self.options
-        client = self._client or httpx.Client(timeout=o.timeout)
+        client = self._client or new_client(self.limits)
         delay = o.retry_delay
         problem = ""
         try:
@@ -177,8 +195,16 @@ class WebhookPublisher:
                 wait = delay * (2**attempt)
                 if o.kind == "dingtalk":
                     self._pacer.wait_turn(robot)
+                request = client.build_request("POST", url, content=body, headers=headers)
                 try:
-                    response = client.post(url, content=body, headers=headers)
+                    response = send(client, request, self.limits)
+                except DeadlineExceeded as exc:
+                    problem = str(exc)
+                except HttpPolicyError as exc:
+                    raise PublishError(
+                        f"{self.label}: {exc}, so whether it took the message is unknown:"
+                        f" check the URL in ${o.url_env}"
+                    ) from None
                 except httpx.TimeoutException:
                     problem = "timed out"
                 except httpx.TransportError as exc:
@@ -191,7 +217,7 @@ class WebhookPublisher:
                     if response.status_code != 429 and response.status_code < 500:
                         return response
                     problem = f"answered HTTP {response.status_code}"
-                    wait = _retry_after(response, wait)
+                    wait = self._retry_after(response, wait)
                 if attempt < o.max_retries:
                     self._sleep(wait)
         finally:
@@ -200,50 +226,81 @@ class WebhookPublisher:
         tries = o.max_retries + 1
         raise PublishError(f"{self.label}: {problem} after {tries} attempt(s): try again later")
 
+    def _retry_after(self, response: httpx.Response, default: float) -> float:
+        """The receiver's ``Retry-After``, capped (and said so), else ``default``."""
+        asked = retry_after(response.headers.get("retry-after"), self.limits.max_wait)
+        if asked is None:
+            return default
+        if asked.capped:
+            log.warning("%s", asked.note(self.label))
+        return asked.seconds
+
     def _check(self, response: httpx.Response) -> str | None:
-        """The platform's verdict: HTML, a 4xx or a non-zero error code is a failure."""
+        """The platform's verdict: only a 2xx that passes the platform's own rule is a delivery."""
         text = response.text
         kind = response.headers.get("content-type", "")
+        status = response.status_code
+        env = f"${self.options.url_env}"
+        if 300 <= status < 400:
+            raise PublishError(
+                f"{self.label}: answered HTTP {status}, a redirect, which a POST does not"
+                f" follow: the message was not delivered; check the URL in {env}"
+            )
         if "html" in kind or text.lstrip().startswith("<"):
             raise PublishError(
                 f"{self.label}: answered an HTML page, not the platform's API:"
-                f" check the URL in ${self.options.url_env}"
+                f" check the URL in {env}"
             )
-        if response.status_code >= 400:
+        if not 200 <= status < 300:
             raise PublishError(
-                f"{self.label}: answered HTTP {response.status_code}: {_short(text)}"
-                f": check ${self.options.url_env} and the robot's settings"
+                f"{self.label}: answered HTTP {status}: {_short(text)}"
+                f": check {env} and the robot's settings"
             )
-        if self.options.kind in ("json", "slack"):
-            return None
-        try:
-            data = response.json()
-        except ValueError:
-            raise PublishError(f"{self.label}: answered something that is not JSON") from None
-        code = data.get("code", data.get("StatusCode", 0)) if isinstance(data, dict) else 0
-        if self.options.kind != "feishu":
-            code = data.get("errcode", 0) if isinstance(data, dict) else 0
-        if code not in (0, None):
-            msg = data.get("msg") or data.get("errmsg") or data.get("StatusMessage") or ""
+        refusal = platform_verdict(self.options.kind, response.content)
+        if refusal is not None:
             raise PublishError(
-                f"{self.label}: the platform refused the message (code {code}: {_short(msg)}):"
+                f"{self.label}: the platform refused the message ({_short(refusal)}):"
                 " check the robot's keyword, IP and signature settings"
             )
         return None
 
 
+def platform_verdict(kind: str, body: bytes) -> str | None:
+    """Why a 2xx answer is not a delivery by the platform's own rule; None when it is.
+
+    Slack answers the text ``ok``; Feishu/Lark ``{"code": 0}`` (older:
+    ``{"StatusCode": 0}``); DingTalk and WeCom ``{"errcode": 0}``. The ``json``
+    kind is any receiver, for which the 2xx is the whole rule.
+    """
+    if kind == "json":
+        return None
+    if kind == "slack":
+        said = body.decode("utf-8", "replace").strip()
+        return None if said == "ok" else f"answered {said[:80]!r}, not ok"
+    try:
+        data = loads(body)
+    except ValueError:
+        return "answered something that is not JSON"
+    if not isinstance(data, dict):
+        return "answered JSON that is not an object"
+    names = ("code", "StatusCode") if kind == "feishu" else ("errcode",)
+    name = next((n for n in names if n in data), None)
+    if name is None:
+        return f"answered without {' or '.join(names)}"
+    code = data[name]
+    if type(code) is int and code == 0:
+        return None
+    msg = data.get("msg") or data.get("errmsg") or data.get("StatusMessage") or ""
+    return f"code {code}: {msg}"
+
+
 def _errcode(response: httpx.Response) -> Any:
     """The ``errcode`` of a JSON answer, or None."""
     try:
-        data = response.json()
+        data = loads(response.content)
     except ValueError:
         return None
     return data.get("errcode") if isinstance(data, dict) else None
-
-
-def _retry_after(response: httpx.Response, default: float) -> float:
-    seconds = retry_after_seconds(response.headers.get("retry-after"))
-    return default if seconds is None else min(seconds, MAX_RETRY_AFTER)
 
 
 def _short(text: Any) -> str:
