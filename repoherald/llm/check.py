@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import httpx
 
+from repoherald.httppolicy import LLM, HttpPolicyError, asend, loads
 from repoherald.llm.answer import strip_fence
 from repoherald.llm.client import ChatClient, ChatReply, LlmError, LlmUnavailable, SchemaRejected
 from repoherald.llm.settings import LlmSettings
@@ -105,9 +106,10 @@ async def _list_models(
 ) -> _Models | None:
     """Ask for the models; None when the check cannot go on (unreachable, key refused)."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
+    request = http.build_request("GET", f"{cfg.base_url}/models", headers=headers)
     try:
-        response = await http.get(f"{cfg.base_url}/models", headers=headers)
-    except httpx.TransportError as exc:
+        response = await asend(http, request, LLM.with_deadline(min(cfg.timeout, 60.0)))
+    except (httpx.TransportError, HttpPolicyError) as exc:
         result.add(
             "reachable", "fail",
             f"{result.endpoint} cannot be reached ({type(exc).__name__}): check that the server"
@@ -121,7 +123,7 @@ async def _list_models(
     if response.status_code != 200:
         return _Models(response.status_code)
     try:
-        data = response.json().get("data")
+        data = loads(response.content).get("data")
         listed = [m for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
     except (ValueError, AttributeError, TypeError):
         return _Models(response.status_code)
