@@ -96,6 +96,11 @@ CATALOGUE: dict[str, str] = {
     # -- Separators: a Text with a ``join.*`` code joins its items with one.
     "join.list": "、",
     "join.sentences": "；",
+    # -- Punctuation the report template puts between its own labels and values.
+    "punct.colon": "：",
+    "punct.open": "（",
+    "punct.close": "）",
+    "punct.period": "。",
     # -- File kinds, as the facts name them.
     "kind.source": "源代码",
     "kind.tests": "测试",

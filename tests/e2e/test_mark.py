@@ -85,7 +85,7 @@ def test_a_correction_shows_beside_the_verdict_when_the_day_is_written_again(
     md = after["md"]
     tool = before["commits"]["Update the docs"]["analysis"]["importance"]
     badge = {"high": "🔴 High", "medium": "🟡 Medium", "low": "🟢 Low"}[tool]
-    assert f"**⚡ Importance**：{badge}  \n**✍️ Reader's correction**：🔴 High · Bug fix:" in md
+    assert f"**⚡ Importance**: {badge}  \n**✍️ Reader's correction**: 🔴 High · Bug fix:" in md
     assert "It documents the flag our deployment relies on (marked 20" in md
     assert "the tool's verdict above is kept)" in md
     assert f"| {badge} (✍️ 🔴 High) |" in md

@@ -40,7 +40,7 @@ def report(tmp_path: Path, repo: GitFixture, lang: str, **kw: Any) -> tuple[str,
 def test_without_a_model_the_header_says_rules_alone(git_repo: GitFixture, tmp_path: Path) -> None:
     three_commits(git_repo)
     header, twin = report(tmp_path, git_repo, "en")
-    assert "**" not in header and "Analysis：importance judged by rules alone (rules/" in header
+    assert "**" not in header and "Analysis: importance judged by rules alone (rules/" in header
     assert "); no model ran" in header
     assert twin["judged_by"] == {
         "rules_only": True, "models": [], "model_commits": 0, "commits": 3,

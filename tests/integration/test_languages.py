@@ -73,3 +73,24 @@ def test_the_second_language_reuses_the_rule_analyses(git_repo: GitFixture, tmp_
     assert (en_md, en_twin) == (fresh_md, fresh_twin)
     assert "Bug fix" in en_md and "问题修复" in zh_md
     assert "ann@example.com" not in en_md + en_twin + zh_md
+
+
+_CJK_OR_FULL_WIDTH = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def test_an_english_report_has_no_chinese_characters_or_punctuation(
+    git_repo: GitFixture, tmp_path: Path
+) -> None:
+    """Everything the tool writes in English is English; the commits' own words are theirs."""
+    _commits(git_repo)
+    git_repo.write("src/app/core.py", "def run(x, y=0, *, z=1):\n    return x + y + z\n")
+    title, body, author = "[Bugfix] 修复 run 的崩溃！", "每个调用者都崩溃了！", "李雷"
+    git_repo.commit(
+        f"{title}\n\n{body}\n", when=datetime(2026, 4, 2, 10, tzinfo=UTC), author=(author, "l@x.y")
+    )
+    md, twin = _report(tmp_path / "en", tmp_path / "home", git_repo, "en", tmp_path)
+    quoted = set(title + body + author)
+    assert _CJK_OR_FULL_WIDTH.search(md), "the commit's own words are shown"
+    ours = {c for c in _CJK_OR_FULL_WIDTH.findall(md) if c not in quoted}
+    assert not ours, sorted(ours)
+    assert "**: " in md and "**：" not in md

@@ -207,7 +207,7 @@ def test_normal_answer_replaces_rules(day_run: dict[str, Any]) -> None:
     assert c["analyser"] == "llm/test-model/3/en"
     assert c["summary"] == "Adds a function to the module."
     assert c["usage"][0] > 0 and c["usage"][1] > 0
-    header = next(line for line in day_run["md"].splitlines() if "Analysis：" in line)
+    header = next(line for line in day_run["md"].splitlines() if "Analysis: " in line)
     assert "rules + model: 8 of 9 commits judged by test-model" in header
     assert day_run["twin"]["judged_by"] == {
         "rules_only": False, "models": ["test-model"], "model_commits": 8, "commits": 9,

@@ -70,7 +70,7 @@ def test_the_pull_request_is_fetched_stored_and_shown_with_its_labels(
     assert by_sha(first)[git_repo.rev("main~2")]["facts"]["pull_request"] is None
     text = written(first, ".md")
     assert f"[PR #101]({c['pr_url']})" in text
-    assert "**Labels**：`performance`, `needs *review*`" in text
+    assert "**Labels**: `performance`, `needs *review*`" in text
     assert "Pull-request context" not in text
     # A re-run reads the PR with the facts from the store and asks GitHub nothing.
     server.clear()
