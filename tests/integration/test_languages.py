@@ -91,6 +91,7 @@ def test_an_english_report_has_no_chinese_characters_or_punctuation(
     md, twin = _report(tmp_path / "en", tmp_path / "home", git_repo, "en", tmp_path)
     quoted = set(title + body + author)
     assert _CJK_OR_FULL_WIDTH.search(md), "the commit's own words are shown"
-    ours = {c for c in _CJK_OR_FULL_WIDTH.findall(md) if c not in quoted}
-    assert not ours, sorted(ours)
+    for text in (md, twin):
+        ours = {c for c in _CJK_OR_FULL_WIDTH.findall(text) if c not in quoted}
+        assert not ours, sorted(ours)
     assert "**: " in md and "**：" not in md
