@@ -45,7 +45,7 @@ def publish_command(
     with fail_on_errors(debug):
         settings = build_settings(debug=debug, no_llm=True, **options)
         chosen = _targets(settings.publish, targets)
-        batch = Batch()  # digest targets: one message once every repository is read
+        batch = Batch(force=force)  # digest targets: one message once every repository is read
         with Store.open(settings.db_path) as store:
             for cfg in select_repos(settings.repos):
                 key = report_key(cfg)

@@ -15,11 +15,15 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from repoherald.redact import redact
-from repoherald.store import ledger, reports
+from repoherald.store import claims, ledger, reports
 
 log = logging.getLogger("repoherald")
 
-CARRIED = {"reports": reports.COLUMNS, "publish_ledger": ledger.COLUMNS}
+CARRIED = {
+    "reports": reports.COLUMNS,
+    "publish_ledger": ledger.COLUMNS,
+    "publish_claims": claims.COLUMNS,
+}
 
 
 def carry_over(
