@@ -6,6 +6,13 @@ the secret it was given, the payload's shape and the platform's size limits,
 and answers as the platform would; ``fail(kind, ...)`` queues error answers
 (a 500, a 200 with an error code, an HTML page) to be served first.
 
+``delay`` seconds pass between taking a message and answering (a slow
+receiver). :meth:`WebhookServer.hold` stops a message (the next, or the one
+after ``skip`` more) ``before`` it is read (never received) or ``after`` it
+was received (never answered),
+sets ``held`` and waits there until the server stops, so a test can kill
+the sender at that step.
+
 DingTalk's rate limit is enforced too: a 21st message to one robot within 60
 seconds of ``clock`` is refused with errcode 130101 ("send too fast"). Tests
 that pace by a fake clock set ``clock`` to it; signatures are always checked
@@ -114,6 +121,30 @@ class WebhookServer:
     url: str = ""
     clock: Callable[[], float] = time.time
     lock: threading.Lock = field(default_factory=threading.Lock)
+    delay: float = 0.0
+    holds: list[list[Any]] = field(default_factory=list)
+    held: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def hold(self, when: str, skip: int = 0) -> None:
+        """Stop a message ``before`` reading it or ``after`` receiving it: the next one,
+        or the one after ``skip`` more."""
+        assert when in ("before", "after")
+        self.holds.append([when, skip])
+
+    def take_hold(self) -> str | None:
+        """How the message now arriving is to be stopped, if it is."""
+        with self.lock:
+            if not self.holds:
+                return None
+            if self.holds[0][1] > 0:
+                self.holds[0][1] -= 1
+                return None
+            return str(self.holds.pop(0)[0])
+
+    def stop_here(self) -> None:
+        self.held.set()
+        self.release.wait()
 
     def fail(
         self, kind: str, status: int, body: str, content_type: str = "application/json"
@@ -194,6 +225,10 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
             parsed = urllib.parse.urlsplit(self.path)
             kind = parsed.path.strip("/").split("/")[0]
             query = dict(urllib.parse.parse_qsl(parsed.query))
+            hold = server.take_hold()
+            if hold == "before":
+                server.stop_here()
+                return
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             headers = {k.lower(): v for k, v in self.headers.items()}
             queue = server.queued.get(kind)
@@ -213,6 +248,10 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
                     server.received.append(got)
                     return
                 server.received.append(Received(kind, self.path, body, headers, problems, now))
+            if hold == "after":
+                server.stop_here()
+                return
+            time.sleep(server.delay)
             if kind in ("feishu",):
                 answer = {"code": 19021 if problems else 0, "msg": "; ".join(problems) or "success"}
             elif kind == "slack":
@@ -251,5 +290,6 @@ def webhook_server(secret: str) -> Iterator[WebhookServer]:
     try:
         yield state
     finally:
+        state.release.set()
         httpd.shutdown()
         httpd.server_close()

@@ -78,7 +78,7 @@ class Outcome:
         """One redacted line for the summary; ``status=False`` leaves the status word out
         (for a caller that already says "failed:")."""
         text = f"{self.target}: {self.repo} {self.day}"
-        if status or not self.failed:
+        if (status or not self.failed) and self.status != UNCERTAIN:
             text += f": {self.status}"
         if self.status == CHANGED:
             text += " (the report changed since it was sent; --force sends it again)"
