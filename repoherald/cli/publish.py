@@ -29,7 +29,10 @@ from repoherald.store.db import Store
     "--dry-run", is_flag=True, help="Print what would be sent, where and how big; send nothing."
 )
 @click.option(
-    "--force", is_flag=True, help="Send again days that were sent before and have changed since."
+    "--force",
+    is_flag=True,
+    help="Send again days that were sent before and have changed since, or that a killed"
+    " run may have sent.",
 )
 @common_options
 def publish_command(
