@@ -251,8 +251,10 @@ def _record(
         content=item.content_hash(),
         remote_id=result.remote_id,
         error=result.message if failed else "",
-        still_uncertain=verdict.claim is not None,
+        still_uncertain=verdict.claim is not None or result.maybe_sent,
     )
+    if result.maybe_sent:
+        return Outcome(target.name, item.name, item.day, UNCERTAIN, result.message)
     status = Status.FAILED if failed else Status.SENT
     message = result.message
     if not failed and verdict.claim is not None:

@@ -7,9 +7,12 @@ the one that holds the signing secret (``secret_env``). Both are read with
 error ever shows the URL: errors name the target by its ``kind`` and the
 variable's name.
 
-Transient failures (5xx, 429 with ``Retry-After``, timeouts, resets, and
-DingTalk's "send too fast") are retried with backoff; an HTML answer or a
-200 carrying another platform error code is a
+Transient failures (5xx, 429 with ``Retry-After``, connections that time out
+or fail before the message is out, and DingTalk's "send too fast") are
+retried with backoff; no answer after the message went out (a read timeout,
+a connection cut) is a :class:`~repoherald.errors.MaybeSentError`, never
+retried, so a slow robot does not get the message once per retry. An HTML
+answer or a 200 carrying another platform error code is a
 :class:`~repoherald.errors.PublishError`.
 
 Sends to one DingTalk robot are paced (:mod:`repoherald.publish.pacing`);
@@ -28,7 +31,7 @@ from typing import Any, ClassVar, Literal
 import httpx
 from pydantic import Field, field_validator
 
-from repoherald.errors import PublishError
+from repoherald.errors import MaybeSentError, PublishError
 from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status
 from repoherald.publish.chat_payloads import (
     dingtalk_payload,
@@ -51,6 +54,9 @@ DINGTALK_TOO_FAST = 130101
 """DingTalk's error code for "send too fast": transient, wait a window and retry."""
 SIGNATURE_HEADER = "X-Repoherald-Signature"
 MAX_RETRY_AFTER = 60.0
+ANSWER_LOST = (httpx.ReadTimeout, httpx.ReadError, httpx.RemoteProtocolError)
+"""Failures after the message went out: the receiver may have it, so it is not posted again
+(a slow robot that answers after the timeout would otherwise get it once per retry)."""
 
 
 class WebhookOptions(PublisherOptions):
@@ -179,6 +185,11 @@ class WebhookPublisher:
                     self._pacer.wait_turn(robot)
                 try:
                     response = client.post(url, content=body, headers=headers)
+                except ANSWER_LOST as exc:
+                    raise MaybeSentError(
+                        f"{self.label}: the message went out but no answer came back"
+                        f" ({type(exc).__name__}, timeout {o.timeout:g} s); look in the group"
+                    ) from None
                 except httpx.TimeoutException:
                     problem = "timed out"
                 except httpx.TransportError as exc:

@@ -24,6 +24,11 @@ from pathlib import Path
 
 import pytest
 
+from repoherald.config import NamedTarget
+from repoherald.publish import registry
+from repoherald.publish.base import Publication
+from repoherald.publish.deliver import deliver_one
+from repoherald.store.db import Store
 from tests.gitfixture import GitFixture, run_repoherald, start_repoherald
 from tests.github_server import FakeGitHub
 from tests.webhook_server import WebhookServer, webhook_server
@@ -130,6 +135,11 @@ def servers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[FakeGitHub, Webho
         fake.issues.add_repo(REPO)
         monkeypatch.setenv("HOOK_URL", f"{hook.url}/json/x")
         yield fake, hook
+
+
+def _item() -> Publication:
+    twin = json.dumps({"date": "2026-04-01", "repos": []})
+    return Publication("alpha", "", date(2026, 4, 1), "en", "# alpha\n", twin)
 
 
 def _issue_days(fake: FakeGitHub) -> Counter[tuple[str, str]]:
@@ -283,3 +293,34 @@ def test_an_issue_delivery_killed_at_any_step_is_found_by_its_marker_and_adopted
     with _db(ws) as conn:
         ids = conn.execute("SELECT remote_id FROM publish_ledger ORDER BY day").fetchall()
     assert [json.loads(r)["issue"] for (r,) in ids] == [1, 2]
+
+
+# -- an answer that never comes ------------------------------------------------------------
+
+
+def test_a_webhook_that_answers_after_the_timeout_gets_the_message_once(
+    servers: tuple[FakeGitHub, WebhookServer], memory_store: Store
+) -> None:
+    """The robot took the message but answered too late: retrying would post it again."""
+    _, hook = servers
+    table = {
+        "type": "webhook",
+        "kind": "json",
+        "url_env": "HOOK_URL",
+        "secret_env": "HOOK_SECRET",
+        "timeout": 0.3,
+        "retry_delay": 0,
+    }
+    target = NamedTarget("hook", registry.create(table))
+    item = _item()
+    hook.delay = 3.0
+    first = deliver_one(memory_store, target, item, force=False, dry_run=False)
+    assert len(hook.received) == 1  # not posted again on the timeout
+    assert first.status == "uncertain" and first.failed
+    assert "may have been sent" in first.line() and "ReadTimeout" in first.line()
+    again = deliver_one(memory_store, target, item, force=False, dry_run=False)
+    assert again.status == "uncertain" and len(hook.received) == 1
+    hook.delay = 0.0
+    forced = deliver_one(memory_store, target, item, force=True, dry_run=False)
+    assert forced.status == "sent" and len(hook.received) == 2
+    assert memory_store.claims("hook") == []
