@@ -5,15 +5,19 @@ self-signed certificate (made by the ``openssl`` command), ``"ssl"`` speaks
 TLS from the first byte, ``"plain"`` offers no TLS at all (and then allows
 AUTH in clear, as a badly configured server would). ``defer(n)`` answers the
 next n messages with a 451, ``reject()`` the next one with a 554.
+``hold()`` records the next message and then leaves it unanswered (``held``
+is set) until the server stops, so a test can kill the sender at that step.
 """
 
 from __future__ import annotations
 
+import asyncio
 import email
 import email.policy
 import shutil
 import ssl
 import subprocess
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -71,6 +75,13 @@ class SMTPServer:
     logins: list[tuple[str, bool]] = field(default_factory=list)
     """(username, accepted) of every AUTH attempt."""
     answers: list[str] = field(default_factory=list)
+    holding: bool = False
+    held: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def hold(self) -> None:
+        """Record the next message, then never answer it (until the server stops)."""
+        self.holding = True
 
     def defer(self, count: int = 1) -> None:
         self.answers.extend(["451 4.3.0 try again later"] * count)
@@ -87,6 +98,11 @@ class SMTPServer:
         self.received.append(
             Received(str(envelope.mail_from), list(envelope.rcpt_tos), data, tls, user)
         )
+        if self.holding:
+            self.holding = False
+            self.held.set()
+            while not self.release.is_set():
+                await asyncio.sleep(0.05)
         return "250 2.0.0 OK queued"
 
     def authenticate(
@@ -132,4 +148,5 @@ def smtp_server(mode: Mode, cert: Path, key: Path) -> Iterator[SMTPServer]:
     try:
         yield recorder
     finally:
+        recorder.release.set()
         controller.stop()

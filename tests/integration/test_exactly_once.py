@@ -31,6 +31,7 @@ from repoherald.publish.deliver import deliver_one
 from repoherald.store.db import Store
 from tests.gitfixture import GitFixture, run_repoherald, start_repoherald
 from tests.github_server import FakeGitHub
+from tests.smtp_server import SMTPServer, make_certificate, smtp_server
 from tests.webhook_server import WebhookServer, webhook_server
 
 TOKEN = "ghp_exactlyOnceTokenNeverShown0001"
@@ -52,6 +53,7 @@ def _workspace(
     days: int = 1,
     hook: WebhookServer | None = None,
     fake: FakeGitHub | None = None,
+    smtp: SMTPServer | None = None,
 ) -> Path:
     """Repositories with one commit a day, ``setup.toml`` without targets (to archive the
     days first) and ``repoherald.toml`` with the given targets."""
@@ -75,6 +77,12 @@ def _workspace(
         targets += (
             '\n[[publish]]\ntype = "webhook"\nname = "hook"\nkind = "json"\n'
             'url_env = "HOOK_URL"\nsecret_env = "HOOK_SECRET"\nretry_delay = 0\n'
+        )
+    if smtp is not None:
+        targets += (
+            '\n[[publish]]\ntype = "email"\nname = "mail"\nhost = "127.0.0.1"\n'
+            f'port = {smtp.port}\nsecurity = "none"\nfrom = "herald@example.com"\n'
+            'to = ["team@example.com"]\ndigest = true\nretry_delay = 0\n'
         )
     (tmp / "repoherald.toml").write_text(base + targets, encoding="utf-8")
     return tmp
@@ -293,6 +301,30 @@ def test_an_issue_delivery_killed_at_any_step_is_found_by_its_marker_and_adopted
     with _db(ws) as conn:
         ids = conn.execute("SELECT remote_id FROM publish_ledger ORDER BY day").fetchall()
     assert [json.loads(r)["issue"] for (r,) in ids] == [1, 2]
+
+
+def test_a_mail_digest_killed_before_the_servers_answer_is_not_mailed_again(
+    tmp_path: Path,
+) -> None:
+    """One digest mail for two repositories: the server took it, the sender was killed
+    before the answer; the re-run says both may have been sent and mails nothing."""
+    cert = make_certificate(tmp_path)
+    with smtp_server("plain", *cert) as smtp:
+        ws = _workspace(tmp_path, repos=("alpha", "beta"), smtp=smtp)
+        _archive(ws, 1)
+        smtp.hold()
+        proc = _start(ws, "p", "publish", "--date", "yesterday")
+        _kill_at("sent", ws, proc, smtp.held, None)
+        assert len(smtp.received) == 1
+        code, out = _cli(ws, "publish", "--date", "yesterday")
+        assert len(smtp.received) == 1, out
+        assert code == 1, out
+        yesterday = TODAY - timedelta(days=1)
+        for repo in ("alpha", "beta"):
+            assert f"mail: {repo} {yesterday}: may have been sent" in out
+        code, out = _cli(ws, "publish", "--date", "yesterday", "--force")
+        assert code == 0, out
+        assert len(smtp.received) == 2 and _claims(ws) == []
 
 
 # -- an answer that never comes ------------------------------------------------------------
