@@ -46,7 +46,6 @@ from repoherald.redact import redact
 from repoherald.store.claims import Decision, Verdict
 from repoherald.store.db import Store
 from repoherald.store.ledger import LedgerStatus
-from repoherald.store.ledger import content_hash as ledger_hash
 
 CHANGED = "changed"
 """Outcome of a day whose report changed after it was sent to a chat: not sent again."""
@@ -182,8 +181,12 @@ def _finds_what_it_sent(target: NamedTarget) -> bool:
 RECOVERED = "after an interrupted delivery"
 
 
-def _claim(store: Store, target: NamedTarget, item: Publication, *, force: bool) -> Verdict:
-    return store.claim_delivery(
+def _claim(
+    store: Store, target: NamedTarget, item: Publication, *, force: bool, dry_run: bool = False
+) -> Verdict:
+    """Claim ``item`` for ``target`` (or, for ``dry_run``, only say what a claim would find)."""
+    how = store.peek_delivery if dry_run else store.claim_delivery
+    return how(
         target.name,
         item.name,
         item.day,
@@ -220,24 +223,6 @@ def _claimed(store: Store, target: NamedTarget, items: Sequence[Publication]) ->
         raise
 
 
-def _already_there(
-    store: Store, target: NamedTarget, item: Publication, *, force: bool
-) -> Outcome | None:
-    """The outcome when the ledger says not to send ``item`` (sent unchanged, or changed).
-
-    A changed day goes out again only with ``force``, or to a publisher that
-    edits in place: an issue is corrected, a chat is not sent a second message.
-    """
-    entry = store.ledger_get(target.name, item.name, item.day)
-    if entry is None or entry.status is not LedgerStatus.SENT:
-        return None
-    if entry.content_hash == ledger_hash(item.content_hash()):
-        return Outcome(target.name, item.name, item.day, Status.UNCHANGED.value)
-    if force or _edits_in_place(target):
-        return None
-    return Outcome(target.name, item.name, item.day, CHANGED)
-
-
 def _record(
     store: Store, target: NamedTarget, item: Publication, result: Delivery, verdict: Verdict
 ) -> Outcome:
@@ -268,28 +253,17 @@ def deliver_one(
     """Send ``item`` to ``target`` unless the ledger says it is already there, or another
     process is sending it, or a killed one may have (see the module's docstring)."""
     publisher: Any = target.target.publisher
-    if dry_run:
-        skipped = _already_there(store, target, item, force=force)
-        if skipped is not None:
-            return skipped
-        return _dry_run(target, [_with_sent_as(store, target, item)])[0]
-    verdict = _claim(store, target, item, force=force)
+    verdict = _claim(store, target, item, force=force, dry_run=dry_run)
     if verdict.decision is not Decision.SEND:
         return _not_sent(target, item, verdict)
     entry = verdict.entry
     if _edits_in_place(target) and entry is not None and entry.remote_id:
         item = replace(item, sent_as=entry.remote_id)
+    if dry_run:
+        return _dry_run(target, [item])[0]
     with _claimed(store, target, [item]):
         result = deliver(publisher, item)
     return _record(store, target, item, result, verdict)
-
-
-def _with_sent_as(store: Store, target: NamedTarget, item: Publication) -> Publication:
-    if _edits_in_place(target):
-        entry = store.ledger_get(target.name, item.name, item.day)
-        if entry is not None and entry.remote_id:
-            return replace(item, sent_as=entry.remote_id)
-    return item
 
 
 @dataclass
@@ -372,10 +346,12 @@ def deliver_days(
         for t in mine:
             if not is_batched(t.target.publisher):
                 out.append(deliver_one(store, t, item, force=force, dry_run=dry_run))
-            elif (skipped := _already_there(store, t, item, force=force)) is not None:
-                out.append(skipped)
+                continue
+            verdict = _claim(store, t, item, force=force, dry_run=True)
+            if verdict.decision is Decision.SEND:
+                held.add(t, item)  # claimed when the batch is flushed
             else:
-                held.add(t, item)
+                out.append(_not_sent(t, item, verdict))
     if own:
         out.extend(held.flush(store, dry_run=dry_run))
     return out

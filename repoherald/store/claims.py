@@ -196,6 +196,32 @@ class Verdict:
     when told to send again)."""
 
 
+def judge(
+    conn: sqlite3.Connection,
+    target: str,
+    repo: str,
+    day: date,
+    content: str,
+    *,
+    resend_changed: bool,
+    send_uncertain: bool,
+    me: Owner,
+) -> Verdict:
+    """What :func:`decide` would say, without writing anything (for ``--dry-run``)."""
+    entry = ledger.get(conn, target, repo, day)
+    found = get(conn, target, repo, day)
+    if found is not None and found.state is ClaimState.SENDING and alive(found, me):
+        return Verdict(Decision.BUSY, entry, found)
+    if found is None and entry is not None and entry.status is ledger.LedgerStatus.SENT:
+        if entry.content_hash == ledger.content_hash(content):
+            return Verdict(Decision.UNCHANGED, entry)
+        if not resend_changed:
+            return Verdict(Decision.CHANGED, entry)
+    if found is not None and not send_uncertain:
+        return Verdict(Decision.UNCERTAIN, entry, found)
+    return Verdict(Decision.SEND, entry, found)
+
+
 def decide(
     conn: sqlite3.Connection,
     target: str,
@@ -215,23 +241,21 @@ def decide(
     day whose report changed since it was sent (``--force``, or a target that
     edits in place); ``send_uncertain`` sends a day a dead holder may have sent
     (``--force``, or a target that finds what it sent before sending again).
+    A dead holder's claim is marked uncertain either way, so it is not
+    forgotten if this delivery fails too.
     """
-    entry = ledger.get(conn, target, repo, day)
-    found = get(conn, target, repo, day)
-    if found is not None and found.state is ClaimState.SENDING and alive(found, me):
-        return Verdict(Decision.BUSY, entry, found)
-    if found is None and entry is not None and entry.status is ledger.LedgerStatus.SENT:
-        if entry.content_hash == ledger.content_hash(content):
-            return Verdict(Decision.UNCHANGED, entry)
-        if not resend_changed:
-            return Verdict(Decision.CHANGED, entry)
-    if found is not None:
+    verdict = judge(
+        conn,
+        target,
+        repo,
+        day,
+        content,
+        resend_changed=resend_changed,
+        send_uncertain=send_uncertain,
+        me=me,
+    )
+    if verdict.decision in (Decision.UNCERTAIN, Decision.SEND) and verdict.claim is not None:
         set_state(conn, target, repo, day, ClaimState.UNCERTAIN)
-        found = Claim(
-            found.target, found.repo, found.day, ClaimState.UNCERTAIN,
-            found.content_hash, found.owner, found.claimed_at,
-        )  # fmt: skip
-        if not send_uncertain:
-            return Verdict(Decision.UNCERTAIN, entry, found)
-    take(conn, target, repo, day, content, me)
-    return Verdict(Decision.SEND, entry, found)
+    if verdict.decision is Decision.SEND:
+        take(conn, target, repo, day, content, me)
+    return verdict

@@ -509,6 +509,30 @@ class Store:
 
         return self._required_op(op)
 
+    def peek_delivery(
+        self,
+        target: str,
+        repo: str,
+        day: date,
+        content: str,
+        *,
+        resend_changed: bool,
+        send_uncertain: bool,
+    ) -> Verdict:
+        """What :meth:`claim_delivery` would decide, claiming nothing (``--dry-run``)."""
+        return self._required_op(
+            lambda: claims.judge(
+                self.conn,
+                target,
+                repo,
+                day,
+                content,
+                resend_changed=resend_changed,
+                send_uncertain=send_uncertain,
+                me=claims.this_owner(),
+            )
+        )
+
     def settle_delivery(
         self,
         target: str,

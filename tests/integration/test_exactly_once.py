@@ -352,6 +352,10 @@ def test_a_webhook_that_answers_after_the_timeout_gets_the_message_once(
     assert "may have been sent" in first.line() and "ReadTimeout" in first.line()
     again = deliver_one(memory_store, target, item, force=False, dry_run=False)
     assert again.status == "uncertain" and len(hook.received) == 1
+    preview = deliver_one(memory_store, target, item, force=False, dry_run=True)
+    assert preview.status == "uncertain"  # --dry-run says what publish would do
+    preview = deliver_one(memory_store, target, item, force=True, dry_run=True)
+    assert preview.status == "dry-run" and len(hook.received) == 1
     hook.delay = 0.0
     forced = deliver_one(memory_store, target, item, force=True, dry_run=False)
     assert forced.status == "sent" and len(hook.received) == 2
