@@ -18,6 +18,7 @@ the CLI adds flag hints where it knows them. Errors of libraries underneath
     │   ├── StoreDamagedError       the file is not a usable database (a cache: move it aside)
     │   └── StoreBusyError          another run held the store for too long (wait, retry)
     ├── PublishError                a report could not be written or delivered
+    │   └── MaybeSentError          it went out, but whether it arrived is unknown
     ├── UnavailableError            a remote service is unreachable (its circuit breaker is open)
     └── llm.client.LlmError         a model request failed (contained per commit)
 """
@@ -71,6 +72,15 @@ class StoreBusyError(StoreError):
 
 class PublishError(RepoheraldError):
     """A report could not be written or delivered."""
+
+
+class MaybeSentError(PublishError):
+    """A message went out but no answer says whether it arrived (no answer before the
+    timeout, a connection cut before the answer).
+
+    Sending it again could deliver it twice, so it is not retried: the ledger
+    records the delivery as "may have been sent" until the user forces it.
+    """
 
 
 class UnavailableError(RepoheraldError):

@@ -345,12 +345,35 @@ class GitFixture:
 # -- running the real CLI --------------------------------------------------------
 
 
+def _cli_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOHERALD_")}
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+def start_repoherald(*args: str, cwd: Path, stderr: Path) -> subprocess.Popen[str]:
+    """``python -m repoherald ARGS`` started in the background (to run two at once, or to
+    kill one mid-way); its stderr goes to the file ``stderr``, its stdout is captured."""
+    import sys
+
+    with stderr.open("w", encoding="utf-8") as err:
+        return subprocess.Popen(
+            [sys.executable, "-m", "repoherald", *args],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env=_cli_env(),
+        )
+
+
 def run_repoherald(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """``python -m repoherald ARGS`` in ``cwd`` with no REPOHERALD_* from the caller."""
     import sys
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REPOHERALD_")}
-    env["PYTHONIOENCODING"] = "utf-8"
+    env = _cli_env()
     return subprocess.run(
         [sys.executable, "-m", "repoherald", *args],
         cwd=cwd,

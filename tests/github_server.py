@@ -46,7 +46,14 @@ zero bytes), ``bad_gzip``, ``deep`` (JSON nested ``size`` deep),
 ``redirect_loop`` (302 to itself) and ``redirect`` (307 to ``location``).
 ``status`` takes ``headers`` (``Retry-After: inf``, ``X-RateLimit-Reset:
 soon``) and a ``message`` (one with terminal escapes) too.
+And ``after`` (the request is carried out — an issue opened — then answered with
+``status``, as a GitHub whose front end fails after the write).
 ``latency`` seconds are waited in the handler before every answer.
+
+:meth:`hold` stops a request matching ``"METHOD /path"`` ``before`` it is
+read (it is never carried out) or ``after`` it was carried out (never
+answered); :attr:`held` is set when one is stopped, and the handler stays
+there until :meth:`close`, so a test can kill its client at that step.
 
 Nothing here imports repoherald or pytest.
 """
@@ -276,6 +283,10 @@ class FakeGitHub:
         self._faults: list[Fault] = []
         self._lock = threading.Lock()
         self._recorded: list[Recorded] = []
+        self._holds: list[list[Any]] = []
+        self.held = threading.Event()
+        """Set when a request stopped at a :meth:`hold`."""
+        self._release = threading.Event()
         self._in_flight = 0
         self.max_in_flight = 0
         self.issues = IssueTracker(
@@ -338,6 +349,30 @@ class FakeGitHub:
         with self._lock:
             self._faults.append(Fault(pattern, kind, times, **kw))
 
+    def hold(self, pattern: str, when: str, skip: int = 0) -> None:
+        """Stop a request whose ``"METHOD /path?query"`` matches ``pattern`` (the next, or
+        the one after ``skip`` more), ``before`` reading it or ``after`` carrying it out,
+        until :meth:`close`."""
+        assert when in ("before", "after")
+        with self._lock:
+            self._holds.append([pattern, when, skip])
+
+    def _take_hold(self, target: str) -> str | None:
+        with self._lock:
+            for i, (pattern, when, skip) in enumerate(self._holds):
+                if re.search(pattern, target):
+                    if skip:
+                        self._holds[i][2] -= 1
+                        return None
+                    del self._holds[i]
+                    return str(when)
+        return None
+
+    def _stop(self, h: _Handler) -> None:
+        self.held.set()
+        self._release.wait()
+        h.close_connection = True
+
     @property
     def requests(self) -> list[Recorded]:
         with self._lock:
@@ -352,6 +387,7 @@ class FakeGitHub:
             self.max_in_flight = self._in_flight
 
     def close(self) -> None:
+        self._release.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
@@ -397,6 +433,10 @@ class FakeGitHub:
         auth = h.headers.get("Authorization")
         inm = h.headers.get("If-None-Match")
         method = h.command
+        hold = self._take_hold(f"{method} {h.path}")
+        if hold == "before":
+            self._stop(h)
+            return
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
         try:
@@ -413,6 +453,9 @@ class FakeGitHub:
         status, body, headers, cut = self._answer(h.path, auth, inm, method, sent)
         with self._lock:
             self._recorded.append(Recorded(h.path, status, inm, auth, method, sent))
+        if hold == "after":
+            self._stop(h)
+            return
         h.send(status, body, headers, cut=cut)
 
     def _answer(
@@ -430,7 +473,11 @@ class FakeGitHub:
             if self.remaining <= 0:
                 raise _gh_error(403, "API rate limit exceeded for 127.0.0.1.")
             obj, extra = self._route(target, auth, method, sent)
+            if fault is not None and fault.kind == "after":
+                raise _gh_error(fault.status, "Server Error")
         except IssueReply as r:  # a write's answer (201 Created...), which ``edit`` may change too
+            if fault is not None and fault.kind == "after":
+                return self._finish(fault.status, {"message": "Server Error"}, {}, inm)
             body = fault.edit(copy.deepcopy(r.body)) if fault and fault.edit else r.body
             return self._finish(r.status, body, {}, inm)
         except _Reply as r:
@@ -484,7 +531,7 @@ class FakeGitHub:
         if f.kind == "truncate":
             body = json.dumps({"padding": "x" * 4000}).encode()
             return 200, body, rate, True
-        return None  # "loop" and "edit" change a normal answer
+        return None  # "loop", "edit" and "after" change a normal answer
 
     # -- routes ----------------------------------------------------------------------
 

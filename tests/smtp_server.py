@@ -8,10 +8,13 @@ next n messages with a 451, ``reject()`` the next one with a 554.
 
 ``drip_server(interval)`` is a hostile one: it sends its greeting one byte
 every ``interval`` seconds, forever.
+``hold()`` records the next message and then leaves it unanswered (``held``
+is set) until the server stops, so a test can kill the sender at that step.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import email
 import email.policy
@@ -78,6 +81,13 @@ class SMTPServer:
     logins: list[tuple[str, bool]] = field(default_factory=list)
     """(username, accepted) of every AUTH attempt."""
     answers: list[str] = field(default_factory=list)
+    holding: bool = False
+    held: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def hold(self) -> None:
+        """Record the next message, then never answer it (until the server stops)."""
+        self.holding = True
 
     def defer(self, count: int = 1) -> None:
         self.answers.extend(["451 4.3.0 try again later"] * count)
@@ -94,6 +104,11 @@ class SMTPServer:
         self.received.append(
             Received(str(envelope.mail_from), list(envelope.rcpt_tos), data, tls, user)
         )
+        if self.holding:
+            self.holding = False
+            self.held.set()
+            while not self.release.is_set():
+                await asyncio.sleep(0.05)
         return "250 2.0.0 OK queued"
 
     def authenticate(
@@ -139,6 +154,7 @@ def smtp_server(mode: Mode, cert: Path, key: Path) -> Iterator[SMTPServer]:
     try:
         yield recorder
     finally:
+        recorder.release.set()
         controller.stop()
 
 

@@ -11,6 +11,13 @@ bytes), ``huge`` (``size`` bytes), ``echo`` (a 400 quoting the request's
 path and query, as some proxies do), ``redirect`` (a 307 to ``/json``) and
 ``escape`` (a 400 whose text carries terminal escape sequences).
 
+``delay`` seconds pass between taking a message and answering (a slow
+receiver). :meth:`WebhookServer.hold` stops a message (the next, or the one
+after ``skip`` more) ``before`` it is read (never received) or ``after`` it
+was received (never answered),
+sets ``held`` and waits there until the server stops, so a test can kill
+the sender at that step.
+
 DingTalk's rate limit is enforced too: a 21st message to one robot within 60
 seconds of ``clock`` is refused with errcode 130101 ("send too fast"). Tests
 that pace by a fake clock set ``clock`` to it; signatures are always checked
@@ -125,6 +132,30 @@ class WebhookServer:
     retry_after: str = "0"
     """The ``Retry-After`` of every 429 (``inf``, ``3600``: a hostile receiver's)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    delay: float = 0.0
+    holds: list[list[Any]] = field(default_factory=list)
+    held: threading.Event = field(default_factory=threading.Event)
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def hold(self, when: str, skip: int = 0) -> None:
+        """Stop a message ``before`` reading it or ``after`` receiving it: the next one,
+        or the one after ``skip`` more."""
+        assert when in ("before", "after")
+        self.holds.append([when, skip])
+
+    def take_hold(self) -> str | None:
+        """How the message now arriving is to be stopped, if it is."""
+        with self.lock:
+            if not self.holds:
+                return None
+            if self.holds[0][1] > 0:
+                self.holds[0][1] -= 1
+                return None
+            return str(self.holds.pop(0)[0])
+
+    def stop_here(self) -> None:
+        self.held.set()
+        self.release.wait()
 
     def fail(
         self, kind: str, status: int, body: str, content_type: str = "application/json"
@@ -209,6 +240,10 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
             parsed = urllib.parse.urlsplit(self.path)
             kind = parsed.path.strip("/").split("/")[0]
             query = dict(urllib.parse.parse_qsl(parsed.query))
+            hold = server.take_hold()
+            if hold == "before":
+                server.stop_here()
+                return
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             headers = {k.lower(): v for k, v in self.headers.items()}
             hostile = server.hostiles.get(kind)
@@ -236,6 +271,10 @@ def _handler(server: WebhookServer) -> type[BaseHTTPRequestHandler]:
                     server.received.append(got)
                     return
                 server.received.append(Received(kind, self.path, body, headers, problems, now))
+            if hold == "after":
+                server.stop_here()
+                return
+            time.sleep(server.delay)
             if kind in ("feishu",):
                 answer = {"code": 19021 if problems else 0, "msg": "; ".join(problems) or "success"}
             elif kind == "slack":
@@ -311,5 +350,6 @@ def webhook_server(secret: str) -> Iterator[WebhookServer]:
     try:
         yield state
     finally:
+        state.release.set()
         httpd.shutdown()
         httpd.server_close()

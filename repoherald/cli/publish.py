@@ -30,7 +30,10 @@ from repoherald.store.db import Store
     "--dry-run", is_flag=True, help="Print what would be sent, where and how big; send nothing."
 )
 @click.option(
-    "--force", is_flag=True, help="Send again days that were sent before and have changed since."
+    "--force",
+    is_flag=True,
+    help="Send again days that were sent before and have changed since, or that a killed"
+    " run may have sent.",
 )
 @common_options
 def publish_command(
@@ -46,7 +49,7 @@ def publish_command(
     with fail_on_errors(debug):
         settings = build_settings(debug=debug, no_llm=True, **options)
         chosen = _targets(settings.publish, targets)
-        batch = Batch()  # digest targets: one message once every repository is read
+        batch = Batch(force=force)  # digest targets: one message once every repository is read
         with Store.open(settings.db_path) as store:
             for cfg in select_repos(settings.repos):
                 key = report_key(cfg)

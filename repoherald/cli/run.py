@@ -32,7 +32,8 @@ from repoherald.pipeline.service import ServiceResult, Shard, run_all
 @click.option(
     "--force",
     is_flag=True,
-    help="Send a day again to chat targets even though it was sent before and has changed.",
+    help="Send a day again to chat targets even though it was sent before and has changed,"
+    " or a killed run may have sent it.",
 )
 @common_options
 @cache_options

@@ -40,7 +40,7 @@ from typing import Any
 
 import httpx
 
-from repoherald.github.errors import GitHubError, github_message
+from repoherald.github.errors import AmbiguousWriteError, GitHubError, github_message
 from repoherald.github.etags import EtagCache
 from repoherald.github.ratelimit import MAX_RATE_LIMIT_WAITS, RateLimits
 from repoherald.httppolicy import (
@@ -56,6 +56,8 @@ from repoherald.httppolicy import (
 log = logging.getLogger("repoherald.github")
 
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
+NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+"""Transport errors raised before a request left: retrying those cannot write twice."""
 _NEXT = re.compile(r'<([^>]*)>\s*;\s*rel="?next"?')
 
 
@@ -193,16 +195,22 @@ class GitHubClient:
             store.put(url, etag, response.content, link)
         return data, self._checked_next(link, url)
 
-    def send(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    def send(
+        self, method: str, path: str, body: dict[str, Any] | None = None, *, creates: bool = False
+    ) -> Any:
         """One write (``POST``, ``PATCH``, ``DELETE``) with a JSON body; its JSON answer or None.
 
         Writes are never cached and never conditional. They are retried like
         reads on 5xx, dropped connections and rate limits (GitHub asks for
-        exactly that), so a caller that must not write twice checks first.
+        exactly that) — except a write that ``creates`` something (an issue, a
+        comment): retried after a 5xx or a connection lost once the request was
+        out, it could create it twice, so it raises :class:`AmbiguousWriteError`
+        for the caller to look first. Rate limits and connections never made
+        are retried for every write.
         A 4xx raises :class:`GitHubError` carrying the status and GitHub's message.
         """
         url = self._url(path, None)
-        response = self._request(url, None, method=method, body=body)
+        response = self._request(url, None, method=method, body=body, creates=creates)
         if not 200 <= response.status_code < 300:
             raise self.error_for(response, url)
         if response.status_code == 204 or not response.content:
@@ -248,6 +256,7 @@ class GitHubClient:
         *,
         method: str = "GET",
         body: dict[str, Any] | None = None,
+        creates: bool = False,
     ) -> httpx.Response:
         failures = 0
         waits = 0
@@ -266,11 +275,21 @@ class GitHubClient:
                     )
                     response = send(self._http, request, self.limits)
             except HttpPolicyError as exc:
+                if creates:
+                    raise AmbiguousWriteError(
+                        f"{self.repo}: GitHub's answer to {method} {_path(url)} was refused"
+                        f" ({exc}) after the request was sent"
+                    ) from None
                 raise GitHubError(
                     f"{self.repo}: GitHub's answer to {method} {_path(url)} was refused: {exc}:"
                     " retry later; if it persists, check [github] api_url"
                 ) from None
             except httpx.TransportError as exc:
+                if creates and not isinstance(exc, NOT_SENT):
+                    raise AmbiguousWriteError(
+                        f"{self.repo}: the connection to GitHub broke ({type(exc).__name__})"
+                        f" after {method} {_path(url)} was sent"
+                    ) from None
                 failures += 1
                 if failures > self._max_retries:
                     raise self._transport_error(exc, url, failures) from None
@@ -290,6 +309,11 @@ class GitHubClient:
                         )
                     self._limits.pause(wait)
                     continue
+            if status in RETRY_STATUSES and creates:
+                raise AmbiguousWriteError(
+                    f"{self.repo}: GitHub answered HTTP {status} to {method} {_path(url)}",
+                    status,
+                )
             if status in RETRY_STATUSES:
                 failures += 1
                 if failures > self._max_retries:

@@ -21,6 +21,15 @@ class GitHubError(SourceError):
         self.detail = detail
 
 
+class AmbiguousWriteError(GitHubError):
+    """A write that creates something got an answer that does not say whether it did.
+
+    A 5xx, or a connection that broke after the request went out: GitHub may
+    have opened the issue anyway. Such a write is not retried blind; the
+    caller looks for what it meant to create first.
+    """
+
+
 def github_message(response: httpx.Response) -> str:
     """GitHub's own ``message`` from an error body, short and on one line."""
     try:

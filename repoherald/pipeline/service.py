@@ -178,7 +178,7 @@ def run_all(
     breaker = endpoint_breaker(settings.llm) if settings.llm else None
     if rebuild:
         Store.open(settings.db_path, rebuild=True).close()
-    batch = Batch()  # digest targets: one message once every repository is done
+    batch = Batch(force=force)  # digest targets: one message once every repository is done
     for cfg in select_repos(settings.repos, only, shard):
         key = report_key(cfg)
         repo_settings = _settings_for(settings, cfg, key)

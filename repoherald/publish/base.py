@@ -20,8 +20,10 @@ A publisher may also say what it would do for ``--dry-run``, with
 sent is said.
 
 ``publish`` raises :class:`~repoherald.errors.PublishError` when it cannot
-deliver; :func:`deliver` turns that into a failed :class:`Delivery`, so a
-loop over many targets can record the failure and carry on with the others.
+deliver (:class:`~repoherald.errors.MaybeSentError` when the message went
+out and no answer says whether it arrived: never retried blind);
+:func:`deliver` turns that into a failed :class:`Delivery`, so a loop over
+many targets can record the failure and carry on with the others.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from repoherald.errors import PublishError
+from repoherald.errors import MaybeSentError, PublishError
 from repoherald.models import DayReport
 from repoherald.redact import redact, strip_userinfo
 
@@ -103,6 +105,8 @@ class Delivery:
     """One line for the run summary (redacted)."""
     paths: tuple[Path, ...] = ()
     """Local files written, if any (the archive's ``.md`` and ``.json``)."""
+    maybe_sent: bool = False
+    """A failure after the message went out: it may have arrived (:class:`MaybeSentError`)."""
 
 
 @runtime_checkable
@@ -157,7 +161,8 @@ def deliver_batch(publisher: BatchPublisher, items: Sequence[Publication]) -> De
     try:
         return publisher.publish_batch(items)
     except PublishError as exc:
-        return Delivery(Status.FAILED, message=redact(str(exc)))
+        maybe = isinstance(exc, MaybeSentError)
+        return Delivery(Status.FAILED, message=redact(str(exc)), maybe_sent=maybe)
 
 
 def deliver(publisher: Publisher, item: Publication) -> Delivery:
@@ -165,7 +170,11 @@ def deliver(publisher: Publisher, item: Publication) -> Delivery:
     try:
         return publisher.publish(item)
     except PublishError as exc:
-        return Delivery(Status.FAILED, content_hash=item.content_hash(), message=redact(str(exc)))
+        maybe = isinstance(exc, MaybeSentError)
+        text = redact(str(exc))
+        return Delivery(
+            Status.FAILED, content_hash=item.content_hash(), message=text, maybe_sent=maybe
+        )
 
 
 IDENTITY_SEPARATOR = " + "

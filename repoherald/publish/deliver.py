@@ -8,6 +8,15 @@ edited in place where the target can (a GitHub issue); a target
 that failed is recorded as failed and retried by the next run. One target's
 failure never stops the others.
 
+Each delivery is claimed in the store before it is sent
+(:mod:`repoherald.store.claims`), in the transaction that reads the ledger:
+a second process finds the claim and leaves the delivery to the first
+(``busy``). A claim left by a killed process means the target may already
+have the day: a publisher that can look (``finds_what_it_sent``, the GitHub
+issue by its marker) delivers again and adopts what it finds; any other
+(webhooks, e-mail) is reported ``uncertain`` — "may have been sent", an
+error — and is sent again only with ``--force``. Never silently twice.
+
 Days are read back from the archive files recorded in the store's
 ``reports`` table, so ``run`` and ``publish`` deliver the same thing and
 ``publish`` never analyses anything.
@@ -15,14 +24,15 @@ Days are read back from the archive files recorded in the store's
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from repoherald.config.targets import NamedTarget
-from repoherald.errors import PublishError
+from repoherald.errors import PublishError, StoreError
 from repoherald.publish.base import (
     Delivery,
     Publication,
@@ -33,13 +43,17 @@ from repoherald.publish.base import (
 )
 from repoherald.publish.dry_run import preview
 from repoherald.redact import redact
+from repoherald.store.claims import Decision, Verdict
 from repoherald.store.db import Store
 from repoherald.store.ledger import LedgerStatus
-from repoherald.store.ledger import content_hash as ledger_hash
 
 CHANGED = "changed"
 """Outcome of a day whose report changed after it was sent to a chat: not sent again."""
 DRY_RUN = "dry-run"
+BUSY = "busy"
+"""Outcome of a day another live process is delivering to the target: left to it."""
+UNCERTAIN = "uncertain"
+"""Outcome of a day a killed process may have sent: not sent again without ``--force``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,26 +64,36 @@ class Outcome:
     repo: str
     day: date
     status: str
-    """``sent``, ``unchanged``, ``changed``, ``failed`` or ``dry-run``."""
+    """``sent``, ``unchanged``, ``changed``, ``busy``, ``uncertain``, ``failed`` or ``dry-run``."""
     message: str = ""
     size: int = 0
 
     @property
     def failed(self) -> bool:
-        return self.status == Status.FAILED.value
+        """True for a failure, and for "may have been sent": both need the operator."""
+        return self.status in (Status.FAILED.value, UNCERTAIN)
 
     def line(self, *, status: bool = True) -> str:
         """One redacted line for the summary; ``status=False`` leaves the status word out
         (for a caller that already says "failed:")."""
         text = f"{self.target}: {self.repo} {self.day}"
-        if status or not self.failed:
+        if (status or not self.failed) and self.status != UNCERTAIN:
             text += f": {self.status}"
         if self.status == CHANGED:
             text += " (the report changed since it was sent; --force sends it again)"
+        elif self.status == UNCERTAIN:
+            text += (
+                f": may have been sent ({self.message}); check the target, then --force"
+                " sends it again"
+            )
+        elif self.status == BUSY:
+            text += f" ({self.message}; left to it)"
         elif self.status == DRY_RUN:
             text += f": {self.message}, {self.size} bytes"
         elif self.message and self.status != Status.SENT.value:
             text += f": {self.message}"
+        elif self.status == Status.SENT.value and self.message.startswith(RECOVERED):
+            text += f" ({self.message})"
         return redact(text)
 
 
@@ -132,12 +156,14 @@ def report_rows(store: Store, repo: str, days: Iterable[date], lang: str) -> dic
 
 
 def failed_days(store: Store, targets: Iterable[NamedTarget], repo: str) -> set[date]:
-    """Days of ``repo`` whose last delivery to one of ``targets`` failed (to retry them)."""
+    """Days of ``repo`` to retry: their last delivery to one of ``targets`` failed, or it
+    was interrupted (a claim left behind: the retry says "may have been sent")."""
     out: set[date] = set()
     for t in targets:
         for e in store.ledger_entries(target=t.name):
             if e.repo == repo and e.status is LedgerStatus.FAILED:
                 out.add(e.day)
+        out.update(c.day for c in store.claims(t.name) if c.repo == repo)
     return out
 
 
@@ -146,28 +172,63 @@ def _edits_in_place(target: NamedTarget) -> bool:
     return bool(getattr(type(target.target.publisher), "edits_in_place", False))
 
 
-def _already_there(
-    store: Store, target: NamedTarget, item: Publication, *, force: bool
-) -> Outcome | None:
-    """The outcome when the ledger says not to send ``item`` (sent unchanged, or changed).
-
-    A changed day goes out again only with ``force``, or to a publisher that
-    edits in place: an issue is corrected, a chat is not sent a second message.
-    """
-    entry = store.ledger_get(target.name, item.name, item.day)
-    if entry is None or entry.status is not LedgerStatus.SENT:
-        return None
-    if entry.content_hash == ledger_hash(item.content_hash()):
-        return Outcome(target.name, item.name, item.day, Status.UNCHANGED.value)
-    if force or _edits_in_place(target):
-        return None
-    return Outcome(target.name, item.name, item.day, CHANGED)
+def _finds_what_it_sent(target: NamedTarget) -> bool:
+    """True for a publisher that looks for what it sent before sending (the issue marker),
+    so delivering again after an interrupted attempt cannot send twice."""
+    return bool(getattr(type(target.target.publisher), "finds_what_it_sent", False))
 
 
-def _record(store: Store, target: NamedTarget, item: Publication, result: Delivery) -> Outcome:
-    """File ``result`` in the ledger for ``item`` and say what happened."""
+RECOVERED = "after an interrupted delivery"
+
+
+def _claim(
+    store: Store, target: NamedTarget, item: Publication, *, force: bool, dry_run: bool = False
+) -> Verdict:
+    """Claim ``item`` for ``target`` (or, for ``dry_run``, only say what a claim would find)."""
+    how = store.peek_delivery if dry_run else store.claim_delivery
+    return how(
+        target.name,
+        item.name,
+        item.day,
+        item.content_hash(),
+        resend_changed=force or _edits_in_place(target),
+        send_uncertain=force or _finds_what_it_sent(target),
+    )
+
+
+def _not_sent(target: NamedTarget, item: Publication, verdict: Verdict) -> Outcome:
+    """The outcome of a delivery the verdict says not to make."""
+    d, claim = verdict.decision, verdict.claim
+    holder = "" if claim is None else claim.owner.describe()
+    if d is Decision.BUSY:
+        return Outcome(target.name, item.name, item.day, BUSY, f"being delivered by {holder}")
+    if d is Decision.UNCERTAIN:
+        at = "" if claim is None else claim.claimed_at.strftime("%Y-%m-%d %H:%M UTC")
+        why = f"{holder} stopped while delivering it at {at}"
+        return Outcome(target.name, item.name, item.day, UNCERTAIN, why)
+    status = Status.UNCHANGED.value if d is Decision.UNCHANGED else CHANGED
+    return Outcome(target.name, item.name, item.day, status)
+
+
+@contextmanager
+def _claimed(store: Store, target: NamedTarget, items: Sequence[Publication]) -> Iterator[None]:
+    """Around a send: anything but a return (Ctrl-C, a bug) leaves the claims "may have
+    been sent", since the request may have gone out."""
+    try:
+        yield
+    except BaseException:
+        for item in items:
+            with suppress(StoreError):
+                store.abandon_delivery(target.name, item.name, item.day)
+        raise
+
+
+def _record(
+    store: Store, target: NamedTarget, item: Publication, result: Delivery, verdict: Verdict
+) -> Outcome:
+    """File ``result`` in the ledger for ``item``, release its claim, and say what happened."""
     failed = result.status is Status.FAILED
-    store.ledger_record(
+    store.settle_delivery(
         target.name,
         item.name,
         item.day,
@@ -175,26 +236,34 @@ def _record(store: Store, target: NamedTarget, item: Publication, result: Delive
         content=item.content_hash(),
         remote_id=result.remote_id,
         error=result.message if failed else "",
+        still_uncertain=verdict.claim is not None or result.maybe_sent,
     )
+    if result.maybe_sent:
+        return Outcome(target.name, item.name, item.day, UNCERTAIN, result.message)
     status = Status.FAILED if failed else Status.SENT
-    return Outcome(target.name, item.name, item.day, status.value, result.message)
+    message = result.message
+    if not failed and verdict.claim is not None:
+        message = f"{RECOVERED} by {verdict.claim.owner.describe()}: {message}"
+    return Outcome(target.name, item.name, item.day, status.value, message)
 
 
 def deliver_one(
     store: Store, target: NamedTarget, item: Publication, *, force: bool, dry_run: bool
 ) -> Outcome:
-    """Send ``item`` to ``target`` unless the ledger says it is already there."""
-    skipped = _already_there(store, target, item, force=force)
-    if skipped is not None:
-        return skipped
+    """Send ``item`` to ``target`` unless the ledger says it is already there, or another
+    process is sending it, or a killed one may have (see the module's docstring)."""
     publisher: Any = target.target.publisher
-    if _edits_in_place(target):
-        entry = store.ledger_get(target.name, item.name, item.day)
-        if entry is not None and entry.remote_id:
-            item = replace(item, sent_as=entry.remote_id)
+    verdict = _claim(store, target, item, force=force, dry_run=dry_run)
+    if verdict.decision is not Decision.SEND:
+        return _not_sent(target, item, verdict)
+    entry = verdict.entry
+    if _edits_in_place(target) and entry is not None and entry.remote_id:
+        item = replace(item, sent_as=entry.remote_id)
     if dry_run:
         return _dry_run(target, [item])[0]
-    return _record(store, target, item, deliver(publisher, item))
+    with _claimed(store, target, [item]):
+        result = deliver(publisher, item)
+    return _record(store, target, item, result, verdict)
 
 
 @dataclass
@@ -207,6 +276,8 @@ class Batch:
     """
 
     pending: dict[str, tuple[NamedTarget, list[Publication]]] = field(default_factory=dict)
+    force: bool = False
+    """Send again what was sent before and changed, or may have been sent (``--force``)."""
 
     def add(self, target: NamedTarget, item: Publication) -> None:
         self.pending.setdefault(target.name, (target, []))[1].append(item)
@@ -218,9 +289,15 @@ class Batch:
             if dry_run:
                 out.extend(_dry_run(target, items))
                 continue
+            verdicts = [(item, _claim(store, target, item, force=self.force)) for item in items]
+            out.extend(_not_sent(target, i, v) for i, v in verdicts if v.decision != Decision.SEND)
+            mine = [(i, v) for i, v in verdicts if v.decision is Decision.SEND]
+            if not mine:
+                continue
             batched: Any = target.target.publisher
-            result = deliver_batch(batched, items)
-            out.extend(_record(store, target, item, result) for item in items)
+            with _claimed(store, target, [i for i, _ in mine]):
+                result = deliver_batch(batched, [i for i, _ in mine])
+            out.extend(_record(store, target, i, result, v) for i, v in mine)
         self.pending.clear()
         return out
 
@@ -256,7 +333,7 @@ def deliver_days(
     """
     mine = [t for t in targets if t.takes(repo)]
     own = batch is None
-    held = Batch() if batch is None else batch
+    held = Batch(force=force) if batch is None else batch
     out: list[Outcome] = []
     for day, md_path in sorted(paths.items()):
         if not mine:
@@ -269,10 +346,12 @@ def deliver_days(
         for t in mine:
             if not is_batched(t.target.publisher):
                 out.append(deliver_one(store, t, item, force=force, dry_run=dry_run))
-            elif (skipped := _already_there(store, t, item, force=force)) is not None:
-                out.append(skipped)
+                continue
+            verdict = _claim(store, t, item, force=force, dry_run=True)
+            if verdict.decision is Decision.SEND:
+                held.add(t, item)  # claimed when the batch is flushed
             else:
-                held.add(t, item)
+                out.append(_not_sent(t, item, verdict))
     if own:
         out.extend(held.flush(store, dry_run=dry_run))
     return out

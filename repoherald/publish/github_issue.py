@@ -7,6 +7,14 @@ issues of the token's user carrying the configured labels. The marker is
 matched only at the very start of a body, where report text never is, so a
 commit message quoting it cannot redirect the publisher.
 
+A create that GitHub answers ambiguously (a 5xx, or a connection lost after
+the request went out) may have worked: it is never retried blind. The
+issue (or comment) is looked for by its marker first and adopted when
+found, so a 502 after a successful ``POST /issues`` does not open a second
+issue. For the same reason a delivery interrupted by a killed process can
+simply be made again (``finds_what_it_sent``): the marker finds what the
+killed process opened.
+
 A report longer than GitHub's 65,536-character limit is cut into the body
 and follow-up comments (:mod:`repoherald.publish.issue_split`); each comment
 starts with the marker and its part number, so an edit reuses, adds or
@@ -34,7 +42,7 @@ from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import PublishError, SourceError
 from repoherald.github.connect import open_client
 from repoherald.publish.base import Delivery, Publication, PublisherOptions, Status
-from repoherald.publish.issue_api import Issue, IssueApi
+from repoherald.publish.issue_api import Issue, IssueApi, MaybeCreatedError
 from repoherald.publish.issue_options import MAX_TITLE, GitHubIssueOptions
 from repoherald.publish.issue_split import LIMIT, MARGIN, Part, link_parts, size, split_report
 from repoherald.publish.issue_text import marker, no_backlinks, read_marker
@@ -42,6 +50,8 @@ from repoherald.redact import secret_env
 
 _COMMENT_LINK = len("#issuecomment-") + 20
 """A comment URL is the issue's URL plus this much at most (ids are 64-bit)."""
+CREATE_ATTEMPTS = 3
+"""Creates of one issue or comment answered ambiguously, each followed by a look for it."""
 
 
 class GitHubIssuePublisher:
@@ -50,6 +60,7 @@ class GitHubIssuePublisher:
     type: ClassVar[str] = "github_issue"
     Options: ClassVar[builtins.type[PublisherOptions]] = GitHubIssueOptions
     edits_in_place: ClassVar[bool] = True
+    finds_what_it_sent: ClassVar[bool] = True
 
     def __init__(self, options: GitHubIssueOptions, transport: Any = None) -> None:
         self.options = options
@@ -133,7 +144,7 @@ class GitHubIssuePublisher:
             body: dict[str, Any] = {"title": title, "body": head + parts[0].text}
             if o.labels:
                 body["labels"] = list(o.labels)
-            issue = api.create_issue(body)
+            issue = self._create_issue(api, item, body)
             if len(str(issue.get("html_url", ""))) + _COMMENT_LINK > link:
                 parts = self._split(item, len(str(issue["html_url"])) + _COMMENT_LINK)
         number = int(issue["number"])
@@ -143,7 +154,8 @@ class GitHubIssuePublisher:
         for k, part in enumerate(parts[1:], start=1):
             comment = old.pop(k, None)
             if comment is None:
-                comment = api.create_comment(number, marker(item.name, item.day, k) + part.text)
+                text = marker(item.name, item.day, k) + part.text
+                comment = self._create_comment(api, issue, item, k, text)
             texts[k] = str(comment.get("body", ""))
             ids.append(int(comment["id"]))
         for comment in old.values():
@@ -162,6 +174,38 @@ class GitHubIssuePublisher:
         if created and o.close_previous:
             self._close_previous(api, item, number)
         return issue, created, ids
+
+    def _create_issue(self, api: IssueApi, item: Publication, body: dict[str, Any]) -> Issue:
+        """Open the day's issue; after an ambiguous answer, adopt it if it was opened."""
+        for _ in range(CREATE_ATTEMPTS):
+            try:
+                return api.create_issue(body)
+            except MaybeCreatedError as exc:
+                problem = exc
+            found = self._existing(api, item)
+            if found is not None:
+                return found
+        raise PublishError(
+            f"{problem}; no issue with the day's marker was found after {CREATE_ATTEMPTS}"
+            " tries: retry later"
+        )
+
+    def _create_comment(
+        self, api: IssueApi, issue: Issue, item: Publication, part: int, text: str
+    ) -> Issue:
+        """Post comment ``part``; after an ambiguous answer, adopt it if it was posted."""
+        for _ in range(CREATE_ATTEMPTS):
+            try:
+                return api.create_comment(int(issue["number"]), text)
+            except MaybeCreatedError as exc:
+                problem = exc
+            found = self._our_comments(api, issue, item).get(part)
+            if found is not None:
+                return found
+        raise PublishError(
+            f"{problem}; no comment with part {part}'s marker was found after"
+            f" {CREATE_ATTEMPTS} tries: retry later"
+        )
 
     def _split(self, item: Publication, link: int) -> list[Part]:
         budget = LIMIT - MARGIN - size(marker(item.name, item.day, 10**6))

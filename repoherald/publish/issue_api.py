@@ -15,13 +15,18 @@ from typing import Any
 from repoherald.errors import PublishError, SourceError
 from repoherald.github import parse
 from repoherald.github.client import GitHubClient
-from repoherald.github.errors import GitHubError
+from repoherald.github.errors import AmbiguousWriteError, GitHubError
 from repoherald.redact import redact
 
 MAX_LIST_PAGES = 10
 """Issues read (100 a page) when looking for one by its marker: recent ones come first."""
 
 Issue = dict[str, Any]
+
+
+class MaybeCreatedError(PublishError):
+    """GitHub's answer to creating an issue or comment does not say whether it was made:
+    look for it by its marker before creating it again."""
 
 
 class IssueApi:
@@ -98,7 +103,9 @@ class IssueApi:
         return out
 
     def create_issue(self, body: dict[str, Any]) -> Issue:
-        return _object(self._send("POST", f"{self._base}/issues", body, "open an issue"), "number")
+        """Open an issue; :class:`MaybeCreatedError` when the answer leaves it unknown."""
+        path = f"{self._base}/issues"
+        return _object(self._send("POST", path, body, "open an issue", creates=True), "number")
 
     def update_issue(self, number: int, body: dict[str, Any]) -> Issue:
         return _object(
@@ -106,8 +113,11 @@ class IssueApi:
         )
 
     def create_comment(self, number: int, text: str) -> Issue:
+        """Add a comment; :class:`MaybeCreatedError` when the answer leaves it unknown."""
         path = f"{self._base}/issues/{number}/comments"
-        return _object(self._send("POST", path, {"body": text}, "add a comment"), "id")
+        return _object(
+            self._send("POST", path, {"body": text}, "add a comment", creates=True), "id"
+        )
 
     def update_comment(self, comment_id: int, text: str) -> Issue:
         path = f"{self._base}/issues/comments/{comment_id}"
@@ -117,9 +127,21 @@ class IssueApi:
         path = f"{self._base}/issues/comments/{comment_id}"
         self._send("DELETE", path, None, "delete a comment")
 
-    def _send(self, method: str, path: str, body: dict[str, Any] | None, what: str) -> Any:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None,
+        what: str,
+        *,
+        creates: bool = False,
+    ) -> Any:
         try:
-            return self._client.send(method, path, body)
+            return self._client.send(method, path, body, creates=creates)
+        except AmbiguousWriteError as exc:
+            cause = str(exc).removeprefix(f"{self.repo}: ")
+            text = f"{self.label}: cannot tell whether GitHub managed to {what} ({cause})"
+            raise MaybeCreatedError(redact(text)) from None
         except SourceError as exc:
             raise self._error(exc, what) from None
 

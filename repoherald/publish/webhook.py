@@ -7,15 +7,19 @@ the one that holds the signing secret (``secret_env``). Both are read with
 error ever shows the URL: errors name the target by its ``kind`` and the
 variable's name.
 
-Transient failures (5xx, 429 with ``Retry-After``, timeouts, resets, and
-DingTalk's "send too fast") are retried with backoff. Success is a 2xx that
-also passes the platform's own rule (:func:`platform_verdict`): Slack's
-``ok``, ``code``/``StatusCode`` 0 for Feishu, ``errcode`` 0 for DingTalk and
-WeCom; anything else (a 3xx, which a POST never follows; an HTML page; a
-200 with an error code or without the platform's answer) is a
+Transient failures (5xx, 429 with ``Retry-After``, connections that time out
+or fail before the message is out, and DingTalk's "send too fast") are
+retried with backoff; no answer after the message went out (a read timeout,
+a connection cut, the request's deadline passed) is a
+:class:`~repoherald.errors.MaybeSentError`, never retried, so a slow robot
+does not get the message once per retry. Success is a 2xx that also passes
+the platform's own rule (:func:`platform_verdict`): Slack's ``ok``,
+``code``/``StatusCode`` 0 for Feishu, ``errcode`` 0 for DingTalk and WeCom;
+anything else (a 3xx, which a POST never follows; an HTML page; a 200 with an
+error code or without the platform's answer) is a
 :class:`~repoherald.errors.PublishError`. Requests follow
-:mod:`repoherald.httppolicy` (a deadline of ``timeout`` seconds for the
-whole request, a small cap on the answer's size).
+:mod:`repoherald.httppolicy` (a deadline of ``timeout`` seconds for the whole
+request, a small cap on the answer's size).
 
 Sends to one DingTalk robot are paced (:mod:`repoherald.publish.pacing`);
 the message of each platform is built in :mod:`repoherald.publish.chat_payloads`.
@@ -34,7 +38,7 @@ from typing import Any, ClassVar, Literal
 import httpx
 from pydantic import Field, field_validator
 
-from repoherald.errors import PublishError
+from repoherald.errors import MaybeSentError, PublishError
 from repoherald.httppolicy import (
     WEBHOOK,
     DeadlineExceeded,
@@ -67,6 +71,9 @@ ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 DINGTALK_TOO_FAST = 130101
 """DingTalk's error code for "send too fast": transient, wait a window and retry."""
 SIGNATURE_HEADER = "X-Repoherald-Signature"
+ANSWER_LOST = (httpx.ReadTimeout, httpx.ReadError, httpx.RemoteProtocolError)
+"""Failures after the message went out: the receiver may have it, so it is not posted again
+(a slow robot that answers after the timeout would otherwise get it once per retry)."""
 
 
 class WebhookOptions(PublisherOptions):
@@ -198,8 +205,12 @@ class WebhookPublisher:
                 request = client.build_request("POST", url, content=body, headers=headers)
                 try:
                     response = send(client, request, self.limits)
-                except DeadlineExceeded as exc:
-                    problem = str(exc)
+                except (DeadlineExceeded, *ANSWER_LOST) as exc:
+                    raise MaybeSentError(
+                        f"{self.label}: the message went out but no answer came back"
+                        f" ({exc if isinstance(exc, DeadlineExceeded) else type(exc).__name__});"
+                        " look in the group before sending it again"
+                    ) from None
                 except HttpPolicyError as exc:
                     raise PublishError(
                         f"{self.label}: {exc}, so whether it took the message is unknown:"

@@ -36,8 +36,9 @@ from repoherald.models import (
     to_jsonable,
 )
 from repoherald.redact import redact
-from repoherald.store import blobapis, corrections, indexes, ledger, reports
+from repoherald.store import blobapis, claims, corrections, indexes, ledger, reports
 from repoherald.store import runs as run_log
+from repoherald.store.claims import Claim, ClaimState, Verdict
 from repoherald.store.connect import (
     DEFAULT_WAIT_SECONDS,
     Waiter,
@@ -504,3 +505,96 @@ class Store:
             return entry
 
         return self._required_op(op)
+
+    def claim_delivery(
+        self,
+        target: str,
+        repo: str,
+        day: date,
+        content: str,
+        *,
+        resend_changed: bool,
+        send_uncertain: bool,
+    ) -> Verdict:
+        """Decide, under the write lock, whether this process sends ``repo``'s ``day`` to
+        ``target``, and claim it if so (see :func:`repoherald.store.claims.decide`)."""
+
+        def op() -> Verdict:
+            with self._transaction():
+                return claims.decide(
+                    self.conn,
+                    target,
+                    repo,
+                    day,
+                    content,
+                    resend_changed=resend_changed,
+                    send_uncertain=send_uncertain,
+                    me=claims.this_owner(),
+                )
+
+        return self._required_op(op)
+
+    def peek_delivery(
+        self,
+        target: str,
+        repo: str,
+        day: date,
+        content: str,
+        *,
+        resend_changed: bool,
+        send_uncertain: bool,
+    ) -> Verdict:
+        """What :meth:`claim_delivery` would decide, claiming nothing (``--dry-run``)."""
+        return self._required_op(
+            lambda: claims.judge(
+                self.conn,
+                target,
+                repo,
+                day,
+                content,
+                resend_changed=resend_changed,
+                send_uncertain=send_uncertain,
+                me=claims.this_owner(),
+            )
+        )
+
+    def settle_delivery(
+        self,
+        target: str,
+        repo: str,
+        day: date,
+        *,
+        status: LedgerStatus,
+        content: str,
+        remote_id: str | None = None,
+        error: str = "",
+        still_uncertain: bool = False,
+    ) -> None:
+        """Record a claimed delivery's outcome and release its claim, in one transaction.
+
+        ``still_uncertain`` keeps the claim as "may have been sent" after a
+        failure: an earlier attempt by a killed process may have arrived.
+        """
+
+        def op() -> None:
+            with self._transaction():
+                ledger.record(self.conn, target, repo, day, status, content, remote_id, error)
+                if still_uncertain and status is LedgerStatus.FAILED:
+                    claims.set_state(self.conn, target, repo, day, ClaimState.UNCERTAIN)
+                else:
+                    claims.release(self.conn, target, repo, day)
+
+        self._required_op(op)
+
+    def abandon_delivery(self, target: str, repo: str, day: date) -> None:
+        """Mark a claimed delivery interrupted mid-way (Ctrl-C, a bug) as "may have been sent"."""
+
+        def op() -> None:
+            with self._transaction():
+                claims.set_state(self.conn, target, repo, day, ClaimState.UNCERTAIN)
+
+        self._required_op(op)
+
+    def claims(self, target: str) -> list[Claim]:
+        """Claims on ``target``'s deliveries: in progress, or left uncertain by a killed run."""
+        return self._required_op(lambda: claims.for_target(self.conn, target))

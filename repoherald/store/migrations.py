@@ -276,6 +276,31 @@ def m0009_corrections(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m0010_publish_claims(conn: sqlite3.Connection) -> None:
+    """Claims on deliveries in progress (:mod:`repoherald.store.claims`).
+
+    A delivery is claimed before it is sent, so two processes sharing a home
+    do not both send it, and a process killed mid-send leaves a trace that
+    says the target may have it ("uncertain") instead of being sent again
+    silently.
+    """
+    conn.execute(
+        "CREATE TABLE publish_claims ("
+        " target TEXT NOT NULL,"
+        " repo TEXT NOT NULL,"
+        " day TEXT NOT NULL,"
+        " state TEXT NOT NULL CHECK (state IN ('sending', 'uncertain')),"
+        " content_hash TEXT NOT NULL,"
+        " host TEXT NOT NULL,"
+        " pid INTEGER NOT NULL,"
+        " started TEXT NOT NULL,"
+        " claimed_at TEXT NOT NULL,"
+        " PRIMARY KEY (target, repo, day)"
+        ")"
+    )
+
+
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
     """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
     exists = conn.execute(

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from repoherald.redact import redact
-from repoherald.store import corrections, ledger, reports
+from repoherald.store import claims, corrections, ledger, reports
 
 log = logging.getLogger("repoherald")
 
@@ -24,6 +24,7 @@ CARRIED = {
     "reports": reports.COLUMNS,
     "publish_ledger": ledger.COLUMNS,
     "corrections": corrections.COLUMNS,
+    "publish_claims": claims.COLUMNS,
 }
 
 

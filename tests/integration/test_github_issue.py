@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from repoherald.errors import ConfigError
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_one
-from repoherald.publish.issue_text import marker
+from repoherald.publish.issue_text import marker, read_marker
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
@@ -305,6 +306,26 @@ def test_run_opens_the_issue_a_failure_stays_contained_and_is_retried(
         assert code == 0 and "unchanged" in out, out
         assert [r for r in fake.requests if r.method != "GET"] == []
         assert len(fake.issues.issues(REPO)) == 1
+
+
+def test_a_502_after_the_issue_and_a_comment_were_made_does_not_make_them_twice(
+    fake: FakeGitHub, memory_store: Store
+) -> None:
+    """GitHub opened the issue (and posted a comment) but answered 502: the publisher
+    looks for them by their markers and adopts them instead of posting again."""
+    fake.fault(r"/issues$", "after", status=502)
+    fake.fault(r"/comments$", "after", status=502)
+    assert _send(memory_store, _target(fake), _item(220)) == "sent"
+    [issue] = fake.issues.issues(REPO)
+    parts = [read_marker(body) for body in issue["_comments"]]
+    numbers = [p[2] for p in parts if p is not None]
+    assert len(numbers) >= 2 and len(numbers) == len(set(numbers)) == len(parts)
+    writes = [(r.method, r.path.rsplit("/", 1)[-1], r.status) for r in fake.requests]
+    assert writes.count(("POST", "issues", 502)) == 1
+    assert writes.count(("POST", "comments", 502)) == 1
+    entry = memory_store.ledger_get("issues", "app", date(2026, 4, 1))
+    assert entry is not None and entry.remote_id is not None
+    assert json.loads(entry.remote_id)["issue"] == issue["number"]
 
 
 def test_writes_are_retried_through_5xx_and_secondary_limits(

@@ -79,7 +79,8 @@ def test_a_dripping_receiver_fails_at_the_deadline(
 ) -> None:
     server.hostile("wecom", "drip", 0.5)
     text = refusal(server, "wecom", monkeypatch, timeout=1.5)
-    assert "took longer than 1.5 s, the deadline after 1 attempt(s)" in text
+    # The message went out: a receiver that never finishes its answer may have it.
+    assert "took longer than 1.5 s" in text and "no answer came back" in text
 
 
 @pytest.mark.parametrize(("mode", "said"), [("bomb", "expands to more"), ("huge", "larger than")])
