@@ -137,7 +137,7 @@ def write_sample(claims: list[Audited], n: int, out: Path, seed: int) -> None:
             f"The claim to judge is the token: `{c.claim}` (a {c.kind}).\n\n"
             "Is it true of this commit, i.e. does the commit's message or diff below show it "
             "(the same thing, possibly written differently)? Answer true, false or unclear.\n\n"
-            f"## The commit's message and diff\n\n```\n{c.evidence}\n```\n",
+            f"## The commit's message and diff\n\n```\n{_excerpt(c.evidence, c.claim)}\n```\n",
             encoding="utf-8",
         )
         sheet.append({**{k: getattr(c, k) for k in COLUMNS[:6]}, "label": "", "note": f"{i:03d}"})
@@ -172,6 +172,25 @@ def merge(sample: Path, labels: Path) -> None:
     population = (sample / "population.json").read_text("utf-8")
     labels.with_suffix(".population.json").write_text(population, encoding="utf-8")
     print(f"{sum(1 for r in rows if r['label'])} of {len(rows)} labelled -> {labels}")
+
+
+def _excerpt(evidence: str, claim: str, head: int = 4000, around: int = 8000) -> str:
+    """The message and the diff's start, and the part around the claim when it occurs later.
+
+    A labeller needs the commit's own account and the lines the claim is
+    about, not a whole large diff.
+    """
+    if len(evidence) <= head + 2 * around:
+        return evidence
+    at = evidence.find(claim.strip("`'\"()"))
+    if at < 0 or at < head + around:
+        return evidence[: head + 2 * around] + "\n[… rest of the diff not shown …]"
+    return (
+        evidence[:head]
+        + "\n[… part of the diff not shown …]\n"
+        + evidence[at - around : at + around]
+        + "\n[… rest of the diff not shown …]"
+    )
 
 
 def score(labels: Path) -> str:
