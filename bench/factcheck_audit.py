@@ -193,11 +193,43 @@ def _excerpt(evidence: str, claim: str, head: int = 4000, around: int = 8000) ->
     )
 
 
-def score(labels: Path) -> str:
-    """The check's precision and estimated recall from the labelled sample."""
+def recheck(
+    rows: list[dict[str, str]], mirrors: Path, recordings: Path
+) -> tuple[list[dict[str, str]], dict[str, int]]:
+    """The labelled rows with the action today's check takes, and today's population.
+
+    The labels say whether a claim is true; what the check does to it is
+    recomputed, so a change to the check is measured on the same labels.
+    """
+    sets = sorted({r["set"] for r in rows})
+    now = {
+        (c.set, c.sha, c.field, c.claim): c.action
+        for s in sets
+        for c in claims_of(s, mirrors, recordings)
+    }
+    population = Counter(now.values())
+    out = [
+        {**r, "action": now.get((r["set"], r["sha"], r["field"], r["claim"]), "gone")} for r in rows
+    ]
+    return out, dict(population)
+
+
+def score(labels: Path, current: tuple[Path, Path] | None = None) -> str:
+    """The check's precision and estimated recall from the labelled sample.
+
+    ``current`` (mirrors, recordings) re-runs today's check over the same
+    claims instead of reading the actions recorded when they were sampled.
+    """
     with labels.open(encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh, delimiter="\t"))
     population = json.loads(labels.with_suffix(".population.json").read_text("utf-8"))
+    caught = ""
+    if current is not None:
+        rows, population = recheck(rows, *current)
+        false = [r for r in rows if r["label"] == "false"]
+        flagged_now = sum(r["action"] in ("marked", "removed") for r in false)
+        caught = f"labelled-false claims still flagged: {flagged_now} of {len(false)}"
+        rows = [r for r in rows if r["action"] != "gone"]
     judged = [r for r in rows if r["label"] in ("true", "false")]
     flagged = [r for r in judged if r["action"] != "kept"]
     removed = [r for r in judged if r["action"] == "removed"]
@@ -223,6 +255,8 @@ def score(labels: Path) -> str:
         if found
         else "recall: no false claim found",
     ]
+    if caught:
+        lines.append(caught)
     wrong = Counter(r["kind"] for r in flagged if r["label"] == "true")
     if wrong:
         lines.append(f"true claims flagged, by kind: {dict(wrong)}")
@@ -237,11 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="sample/merge: the folder of claim files")
     parser.add_argument("--n", type=int, default=60, help="sample: flagged and kept claims each")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--recheck", action="store_true", help="score: re-run today's check")
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--recordings", type=Path, default=LABELS.parent, help="bench/llm")
     args = parser.parse_args(argv)
     if args.command == "score":
-        print(score(args.labels))
+        print(score(args.labels, (args.mirrors, args.recordings) if args.recheck else None))
         return 0
     if args.command == "merge":
         if args.out is None:
