@@ -91,7 +91,9 @@ def create(
     try:
         options = cls.Options.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{where} ({type_name}): {describe_validation_error(exc)}") from None
+        raise ConfigError(
+            f"{where} ({type_name}): {describe_validation_error(exc, cls.Options.model_fields)}"
+        ) from None
     for name in cls.env_vars(options) if require_env else ():
         if not os.environ.get(name):
             raise ConfigError(

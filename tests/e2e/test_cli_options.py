@@ -129,3 +129,13 @@ def test_no_cache_analyses_again(tmp_path: Path) -> None:
     assert "(0 analysed, 1 from cache)" in cached.stderr
     fresh = run_repoherald(*common, "--no-cache", cwd=tmp_path)
     assert "(1 analysed, 0 from cache)" in fresh.stderr, fresh.stderr
+
+
+def test_misspelled_required_key_suggests_the_known_one(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    (tmp_path / "repoherald.toml").write_text('[[repos]]\nsoruce = "proj"\n')
+    proc = run_repoherald("report", "--home", str(tmp_path / "h"), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "repos.0.soruce" in proc.stderr
+    assert proc.stderr.strip().endswith("did you mean 'source'?"), proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
