@@ -139,3 +139,21 @@ def test_misspelled_required_key_suggests_the_known_one(tmp_path: Path) -> None:
     assert "repos.0.soruce" in proc.stderr
     assert proc.stderr.strip().endswith("did you mean 'source'?"), proc.stderr
     assert len(proc.stderr.splitlines()) == 1
+
+
+def test_unknown_branch_lists_the_closest_names_first_and_the_default(tmp_path: Path) -> None:
+    fx = _repo(tmp_path)
+    for name in [f"feature-{c}" for c in "abcdefghijk"] + ["maint"]:
+        fx.git("branch", name)  # eleven names sort before `main`
+    proc = run_repoherald(
+        "report", "--repo", "proj", "--branch", "mian", "--home", str(tmp_path / "h"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert len(line.splitlines()) == 1, line
+    assert "unknown branch 'mian'" in line
+    assert "did you mean 'main'?" in line
+    assert "the default branch is 'main'" in line
+    assert line.split("branches: ", 1)[1].startswith("main, maint, "), line
+    assert line.endswith("and 3 more"), line
