@@ -157,3 +157,19 @@ def test_unknown_branch_lists_the_closest_names_first_and_the_default(tmp_path: 
     assert "the default branch is 'main'" in line
     assert line.split("branches: ", 1)[1].startswith("main, maint, "), line
     assert line.endswith("and 3 more"), line
+
+
+def test_progress_says_which_day_of_how_many(tmp_path: Path) -> None:
+    fx = _repo(tmp_path)  # one commit on 2025-06-10
+    for n, day in enumerate((11, 12)):
+        fx.write(f"m{n}.py", f"X = {n}\n")
+        fx.commit(f"Add m{n}", when=datetime(2025, 6, day, 9, tzinfo=UTC))
+    proc = run_repoherald(
+        "report", "--repo", "proj", "--since", "2025-06-10", "--until", "2025-06-12",
+        "--tz", "UTC", "--home", str(tmp_path / "h"), cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    progress = [ln for ln in proc.stderr.splitlines() if "analysing" in ln]
+    assert progress == [
+        f"proj 2025-06-1{d} ({d + 1}/3): analysing 1 commit (0 cached)" for d in range(3)
+    ], proc.stderr
