@@ -13,7 +13,8 @@ from repoherald.cli.terminal import say
 from repoherald.config.settings import build_settings
 from repoherald.errors import UsageError
 from repoherald.pipeline.service import report_key, select_repos
-from repoherald.publish.deliver import Batch, Outcome, deliver_days, report_rows
+from repoherald.publish.archived import Archive, archived_reports
+from repoherald.publish.deliver import Batch, Outcome, deliver_days
 from repoherald.store.db import Store
 
 
@@ -25,6 +26,11 @@ from repoherald.store.db import Store
     multiple=True,
     metavar="NAME",
     help="Deliver only to this [[publish]] target (repeatable), by its `name`.",
+)
+@click.option(
+    "--out",
+    metavar="DIR",
+    help="Archive to deliver from. Default: [report] out, else ./reports.",
 )
 @click.option(
     "--dry-run", is_flag=True, help="Print what would be sent, where and how big; send nothing."
@@ -41,8 +47,8 @@ def publish_command(
 ) -> None:
     """Deliver archived repository-days to the [[publish]] targets (default: yesterday).
 
-    Reads the reports `run` wrote; analyses nothing. A day already sent unchanged
-    is skipped. Exit status: 0 delivered, 1 some delivery failed, 2 usage error.
+    Reads the reports `run` wrote into the archive; analyses nothing. A day already
+    sent unchanged is skipped. Exit status: 0 delivered, 1 some delivery failed, 2 usage error.
     """
     setup_logging(debug)
     outcomes: list[Outcome] = []
@@ -50,6 +56,7 @@ def publish_command(
         settings = build_settings(debug=debug, no_llm=True, **options)
         chosen = _targets(settings.publish, targets)
         batch = Batch(force=force)  # digest targets: one message once every repository is read
+        archive = Archive(settings.out_dir, settings.path_template)
         with Store.open(settings.db_path) as store:
             for cfg in select_repos(settings.repos):
                 key = report_key(cfg)
@@ -58,7 +65,10 @@ def publish_command(
                 if settings.selection.latest:
                     latest = store.latest_report_day(key)
                     days = (latest,) if latest else ()
-                paths = report_rows(store, key, days, lang)
+                found = archived_reports(store, key, days, lang, archive)
+                for note in found.notes:
+                    say(note)
+                paths = found.paths
                 if not paths:
                     say(f"{key}: no archived report for the chosen days")
                 outcomes += deliver_days(

@@ -56,7 +56,10 @@ def report(
     """Write the daily report(s) as Markdown plus a JSON twin."""
     setup_logging(debug)
     with fail_on_errors(debug):
-        settings = build_settings(repos=tuple(repos), debug=debug, **options)
+        # `report` delivers nothing: the [[publish]] tables are checked, their secrets are not.
+        settings = build_settings(
+            repos=tuple(repos), debug=debug, delivery_secrets=False, **options
+        )
         with ProgressDisplay() as display:
             result = run(settings, events=display, use_cache=not no_cache, rebuild=rebuild)
     _print_summary(result, llm=settings.llm is not None)

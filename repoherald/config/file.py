@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -287,21 +287,47 @@ def load_config_file(path: Path) -> _ConfigFile:
         raise ConfigError(f"config file {path}: {describe_validation_error(exc)}") from None
 
 
-def describe_validation_error(exc: ValidationError) -> str:
+def describe_validation_error(exc: ValidationError, keys: Iterable[str] = ()) -> str:
     """The first problem, located (``repos.0.brnach``), with a did-you-mean for a typo'd key.
 
-    Shared by every pydantic-validated table (the config file, publisher options).
+    Shared by every pydantic-validated table (the config file, publisher options);
+    ``keys`` are the keys of a table validated on its own (a publisher's Options).
     """
-    err = exc.errors()[0]
+    errors = exc.errors()
+    err = _misspelled_required(errors) or errors[0]
     loc = [str(p) for p in err["loc"]]
     where = ".".join(loc) or "(top level)"
     hint = " (see the README's configuration reference)"
     if err["type"] == "extra_forbidden" and loc:
-        known = _known_keys(exc.title, loc[:-1])
+        known = _known_keys(exc.title, loc[:-1]) or (list(keys) if len(loc) == 1 else [])
         close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
         if close:
             hint = f": did you mean {close[0]!r}?"
     return f"{where}: {err['msg']}{hint}"
+
+
+def _misspelled_required(errors: list[Any]) -> Any | None:
+    """The unknown key that looks like a missing required one (``soruce`` for ``source``).
+
+    pydantic reports the missing key first ("Field required"), which hides
+    the typo that caused it; the unknown key beside it is the one to name.
+    """
+    for err in errors:
+        loc = [str(p) for p in err["loc"]]
+        if err["type"] != "extra_forbidden" or not loc:
+            continue
+        if difflib.get_close_matches(loc[-1], _missing_keys(errors, loc[:-1]), n=1, cutoff=0.6):
+            return err
+    return None
+
+
+def _missing_keys(errors: list[Any], parents: list[str]) -> list[str]:
+    """Required keys reported missing from the table at ``parents``."""
+    return [
+        str(e["loc"][-1])
+        for e in errors
+        if e["type"] == "missing" and [str(p) for p in e["loc"][:-1]] == parents
+    ]
 
 
 def _known_keys(model_name: str, parents: list[str]) -> list[str]:

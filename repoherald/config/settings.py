@@ -128,10 +128,14 @@ def build_settings(
     web_url: str | None = None,
     downstream: tuple[str, ...] = (),
     watch: tuple[str, ...] = (),
+    delivery_secrets: bool = True,
 ) -> Settings:
     """Merge the config file, the environment and the flags into :class:`Settings`.
 
     ``config`` defaults to ``./repoherald.toml`` when that file exists.
+    ``delivery_secrets=False`` still validates every ``[[publish]]`` table but
+    does not require its secrets to be set: for ``report``, which delivers
+    nothing, so a missing webhook URL must not stop it.
     """
     cwd = cwd or Path.cwd()
     file_cfg, base = read_config(config, cwd)
@@ -208,5 +212,5 @@ def build_settings(
         max_catch_up_days=file_cfg.run.max_catch_up_days,
         github=github,
         repos_from_config=not repos,
-        publish=publish_targets(file_cfg.publish, github),
+        publish=publish_targets(file_cfg.publish, github, require_env=delivery_secrets),
     )

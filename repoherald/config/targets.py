@@ -15,12 +15,17 @@ if TYPE_CHECKING:  # the registry imports this package; the annotation only need
 
 
 def publish_targets(
-    tables: list[_PublishFile], github: GitHubSettings | None = None
+    tables: list[_PublishFile],
+    github: GitHubSettings | None = None,
+    *,
+    require_env: bool = True,
 ) -> tuple[NamedTarget, ...]:
     """Validate each ``[[publish]]`` table with its publisher's Options; names must be unique.
 
     A publisher whose Options have ``api_url`` or ``token_env`` (``github_issue``)
     gets the ``[github]`` values for them unless its own table sets them.
+    ``require_env=False`` checks everything but whether the secrets are set
+    (see :func:`repoherald.publish.registry.create`).
     """
     from repoherald.publish.registry import create
 
@@ -39,7 +44,12 @@ def publish_targets(
             raise ConfigError(f"publish.{i}: name {name!r} must be letters, digits, . _ -")
         if any(t.name == name for t in out):
             raise ConfigError(f"publish.{i}: two targets are named {name!r}: give each a `name`")
-        out.append(NamedTarget(name, create(data, where=f"publish.{i}", inherited=inherited)))
+        out.append(
+            NamedTarget(
+                name,
+                create(data, where=f"publish.{i}", inherited=inherited, require_env=require_env),
+            )
+        )
     return tuple(out)
 
 

@@ -37,7 +37,7 @@ from repoherald.models import (
     Person,
     PullRequest,
 )
-from repoherald.pipeline.events import Emitter, Event
+from repoherald.pipeline.events import DayPosition, Emitter, Event
 from repoherald.sources.base import Source
 from repoherald.store.db import Store
 
@@ -126,8 +126,12 @@ def analyse_day(
     store: Store,
     order: list[str],
     events: Emitter,
+    at: DayPosition | None = None,
 ) -> list[Entry]:
-    """Entries for ``order`` (first-parent order): from the cache, or analysed and cached."""
+    """Entries for ``order`` (first-parent order): from the cache, or analysed and cached.
+
+    ``at`` names the day in the progress line ("vllm 2026-08-14 (3/7): analysing …").
+    """
     source, name, extractor = state.source, state.name, state.extractor
     assert source is not None and extractor is not None
     with events.stage("store", name):
@@ -138,7 +142,13 @@ def analyse_day(
     missing = [sha for sha in order if sha not in cached]
     if not missing:
         return [entries[sha] for sha in order]
-    events.say(f"{name}: analysing {_commits(len(missing))} ({len(entries)} cached)", "facts", name)
+    where = f"{name} {at}" if at is not None else name
+    events.say(
+        f"{where}: analysing {_commits(len(missing))} ({len(entries)} cached)",
+        "facts",
+        name,
+        at.day if at is not None else None,
+    )
     with events.stage("source", name):
         commits, unread = each_commit(source.read_commits, missing)
         for sha, exc in unread.items():
@@ -354,8 +364,11 @@ def deepen_with_llm(
     store: Store,
     failures: list[str],
     events: Emitter,
+    at: DayPosition | None = None,
 ) -> list[list[Entry]]:
     """Replace rule analyses by LLM analyses: cached ones first, the rest concurrently.
+
+    ``at`` names the day in the progress line, as for :func:`analyse_day`.
 
     Only successful LLM analyses are cached, so a failure is retried by the
     next run; the failed commit keeps its rule analysis, marked. Commits the
@@ -384,7 +397,11 @@ def deepen_with_llm(
             )
             slots.append((r, i))
     if jobs:
-        events.say(f"LLM: analysing {_commits(len(jobs))} ({len(cached)} cached)", "llm")
+        where = f"LLM {at}" if at is not None else "LLM"
+        day = at.day if at is not None else None
+        events.say(
+            f"{where}: analysing {_commits(len(jobs))} ({len(cached)} cached)", "llm", None, day
+        )
 
     def progress(done: int, total: int) -> None:
         events.emit(Event("progress", "llm", done=done, total=total))

@@ -38,6 +38,20 @@ class Event:
 EventSink = Callable[[Event], None]
 
 
+@dataclass(frozen=True, slots=True)
+class DayPosition:
+    """Which day of the run's days is being worked on, for progress lines."""
+
+    day: date
+    number: int
+    """1-based."""
+    of: int
+
+    def __str__(self) -> str:
+        """``2026-08-14 (3/7)``: a run over a week says how far it has got."""
+        return f"{self.day} ({self.number}/{self.of})"
+
+
 class Emitter:
     """Fans events out to the subscribers given to :func:`repoherald.pipeline.run`."""
 
@@ -48,9 +62,11 @@ class Emitter:
         for sink in self._sinks:
             sink(event)
 
-    def say(self, message: str, stage: str = "source", repo: str | None = None) -> None:
+    def say(
+        self, message: str, stage: str = "source", repo: str | None = None, day: date | None = None
+    ) -> None:
         """A one-line status message."""
-        self.emit(Event("message", stage, repo=repo, message=message))
+        self.emit(Event("message", stage, repo=repo, day=day, message=message))
 
     @contextmanager
     def stage(

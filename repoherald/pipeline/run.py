@@ -35,7 +35,7 @@ from repoherald.models import (
     representable,
 )
 from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm, keep_parses
-from repoherald.pipeline.events import Emitter, EventSink
+from repoherald.pipeline.events import DayPosition, Emitter, EventSink
 from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import Publication, join_identities, source_identity
 from repoherald.publish.layout import safe_component
@@ -384,7 +384,8 @@ def _report_days(
     summaries: list[DaySummary] = []
     # The index is rebuilt once, after the last day (or the failure).
     with archive.batch():
-        for d in report_days:
+        for number, d in enumerate(report_days, 1):
+            at = DayPosition(d, number, len(report_days))
             window = Window.for_day(d, settings.tz)
             per_repo: list[list[Entry]] = []
             for st in states:
@@ -392,7 +393,7 @@ def _report_days(
                 if st.error is None:
                     order = st.by_day.get(d, [])
                     try:
-                        entries = analyse_day(st, settings.lang, rules, store, order, events)
+                        entries = analyse_day(st, settings.lang, rules, store, order, events, at)
                     except SourceError as exc:
                         # A source can fail half-way (a used-up GitHub rate limit): as when
                         # opening, a lone repository fails the run, one of several is marked.
@@ -405,7 +406,7 @@ def _report_days(
             # code, and the 🔴 that such a hit earns is applied again to its answer.
             per_repo, checks = _check_downstream(states, per_repo)
             if llm is not None:
-                per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events)
+                per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events, at)
                 per_repo = _downstream_floor(states, per_repo)
             per_repo = _with_corrections(store, states, per_repo)
             analysers = _analysers(rules, llm, per_repo)

@@ -23,7 +23,8 @@ from repoherald.llm.analyser import endpoint_breaker
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.run import RunResult, run
 from repoherald.publish.archive import safe_component
-from repoherald.publish.deliver import Batch, Outcome, deliver_days, failed_days, report_rows
+from repoherald.publish.archived import Archive, archived_reports
+from repoherald.publish.deliver import Batch, Outcome, deliver_days, failed_days
 from repoherald.sources import registry
 from repoherald.store.db import Store
 
@@ -203,7 +204,7 @@ def run_all(
             except RepoheraldError as exc:
                 outcome.error = str(exc)
         if settings.publish:
-            outcome.deliveries = _deliver(repo_settings, key, outcome, force, batch)
+            outcome.deliveries = _deliver(repo_settings, key, outcome, force, batch, emitter)
     if batch.pending:
         with Store.open(settings.db_path) as store:
             held = batch.flush(store)
@@ -214,18 +215,26 @@ def run_all(
 
 
 def _deliver(
-    settings: Settings, key: str, outcome: RepoOutcome, force: bool, batch: Batch
+    settings: Settings,
+    key: str,
+    outcome: RepoOutcome,
+    force: bool,
+    batch: Batch,
+    events: Emitter,
 ) -> list[Outcome]:
     """Publish the days just reported, and retry the days whose delivery failed before."""
     days = set(d.day for d in outcome.result.days) if outcome.result else set()
     with Store.open(settings.db_path) as store:
         days |= failed_days(store, settings.publish, key)
-        paths = report_rows(store, key, days, settings.lang)
+        archive = Archive(settings.out_dir, settings.path_template)
+        found = archived_reports(store, key, days, settings.lang, archive)
+        for note in found.notes:
+            events.say(note, "publish", key)
         return deliver_days(
             store,
             settings.publish,
             key,
-            paths,
+            found.paths,
             settings.lang,
             force=force,
             batch=batch,

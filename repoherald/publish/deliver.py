@@ -17,9 +17,10 @@ issue by its marker) delivers again and adopts what it finds; any other
 (webhooks, e-mail) is reported ``uncertain`` — "may have been sent", an
 error — and is sent again only with ``--force``. Never silently twice.
 
-Days are read back from the archive files recorded in the store's
-``reports`` table, so ``run`` and ``publish`` deliver the same thing and
-``publish`` never analyses anything.
+Days are read back from the configured archive's files (the store's
+``reports`` table says which days were reported; see
+:mod:`repoherald.publish.archived`), so ``run`` and ``publish`` deliver the
+same thing and ``publish`` never analyses anything.
 """
 
 from __future__ import annotations
@@ -138,21 +139,6 @@ def _shown(path: Path, archive: Path | None) -> str:
             continue
         return ((Path(root.name) / inside) if prefix and root.name else inside).as_posix()
     return path.name
-
-
-def report_rows(store: Store, repo: str, days: Iterable[date], lang: str) -> dict[date, Path]:
-    """The archived ``.md`` of each day of ``repo`` (``lang`` preferred when several exist)."""
-    out: dict[date, tuple[bool, Path]] = {}
-    wanted = {d.isoformat() for d in days}
-    rows = store.conn.execute("SELECT day, lang, path FROM reports WHERE repo = ?", (repo,))
-    for day_text, row_lang, path in rows:
-        if day_text not in wanted:
-            continue
-        d = date.fromisoformat(day_text)
-        preferred = row_lang == lang
-        if d not in out or (preferred and not out[d][0]):
-            out[d] = (preferred, Path(path))
-    return {d: p for d, (_, p) in sorted(out.items())}
 
 
 def failed_days(store: Store, targets: Iterable[NamedTarget], repo: str) -> set[date]:

@@ -60,6 +60,8 @@ def create(
     table: Mapping[str, Any],
     where: str = "publish",
     inherited: Mapping[str, Any] | None = None,
+    *,
+    require_env: bool = True,
 ) -> Target:
     """Validate one ``[[publish]]`` table and build its publisher.
 
@@ -68,7 +70,10 @@ def create(
     and token_env) for the Options fields of those names that the table
     leaves out; a publisher without such fields never sees them. Raises
     :class:`ConfigError` for an unknown type, a key the publisher does not
-    know, a bad value, or an environment variable it needs that is not set.
+    know, a bad value, or (unless ``require_env`` is false) an environment
+    variable it needs that is not set. ``require_env=False`` is for a command
+    that validates the targets but delivers nothing (``report``): a missing
+    secret matters only to the commands that send.
     """
     data = dict(table)
     type_name = data.pop("type", None)
@@ -86,8 +91,10 @@ def create(
     try:
         options = cls.Options.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{where} ({type_name}): {describe_validation_error(exc)}") from None
-    for name in cls.env_vars(options):
+        raise ConfigError(
+            f"{where} ({type_name}): {describe_validation_error(exc, cls.Options.model_fields)}"
+        ) from None
+    for name in cls.env_vars(options) if require_env else ():
         if not os.environ.get(name):
             raise ConfigError(
                 f"{where} ({type_name}): environment variable {name} is not set: export it"

@@ -129,3 +129,47 @@ def test_no_cache_analyses_again(tmp_path: Path) -> None:
     assert "(0 analysed, 1 from cache)" in cached.stderr
     fresh = run_repoherald(*common, "--no-cache", cwd=tmp_path)
     assert "(1 analysed, 0 from cache)" in fresh.stderr, fresh.stderr
+
+
+def test_misspelled_required_key_suggests_the_known_one(tmp_path: Path) -> None:
+    _repo(tmp_path)
+    (tmp_path / "repoherald.toml").write_text('[[repos]]\nsoruce = "proj"\n')
+    proc = run_repoherald("report", "--home", str(tmp_path / "h"), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "repos.0.soruce" in proc.stderr
+    assert proc.stderr.strip().endswith("did you mean 'source'?"), proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_unknown_branch_lists_the_closest_names_first_and_the_default(tmp_path: Path) -> None:
+    fx = _repo(tmp_path)
+    for name in [f"feature-{c}" for c in "abcdefghijk"] + ["maint"]:
+        fx.git("branch", name)  # eleven names sort before `main`
+    proc = run_repoherald(
+        "report", "--repo", "proj", "--branch", "mian", "--home", str(tmp_path / "h"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert len(line.splitlines()) == 1, line
+    assert "unknown branch 'mian'" in line
+    assert "did you mean 'main'?" in line
+    assert "the default branch is 'main'" in line
+    assert line.split("branches: ", 1)[1].startswith("main, maint, "), line
+    assert line.endswith("and 3 more"), line
+
+
+def test_progress_says_which_day_of_how_many(tmp_path: Path) -> None:
+    fx = _repo(tmp_path)  # one commit on 2025-06-10
+    for n, day in enumerate((11, 12)):
+        fx.write(f"m{n}.py", f"X = {n}\n")
+        fx.commit(f"Add m{n}", when=datetime(2025, 6, day, 9, tzinfo=UTC))
+    proc = run_repoherald(
+        "report", "--repo", "proj", "--since", "2025-06-10", "--until", "2025-06-12",
+        "--tz", "UTC", "--home", str(tmp_path / "h"), cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    progress = [ln for ln in proc.stderr.splitlines() if "analysing" in ln]
+    assert progress == [
+        f"proj 2025-06-1{d} ({d + 1}/3): analysing 1 commit (0 cached)" for d in range(3)
+    ], proc.stderr

@@ -43,6 +43,15 @@ def test_targets_are_validated_and_named(tmp_path: Path, monkeypatch: pytest.Mon
         ),
         ('type = "archive"', "the archive is written by `run` itself"),
         ('type = "webhook"\nkind = "slack"\nurl_env = "HOOK"\nurl = "x"', "url: Extra inputs"),
+        (
+            'type = "webhook"\nkind = "slack"\nurl_evn = "HOOK"',
+            "publish.0 (webhook): url_evn: Extra inputs are not permitted: did you mean 'url_env'?",
+        ),
+        (
+            'type = "webhook"\nkind = "slack"\nurl_env = "HOOK"\nsecret_evn = "S"',
+            "publish.0 (webhook): secret_evn: Extra inputs are not permitted:"
+            " did you mean 'secret_env'?",
+        ),
     ],
 )
 def test_bad_tables_are_one_line_errors(

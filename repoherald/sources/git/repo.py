@@ -20,6 +20,7 @@ Fetching is :mod:`repoherald.sources.git.mirror`'s job, with its own allow-list.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import secrets
 import select
@@ -277,11 +278,17 @@ class GitRepo:
             if not self.run("for-each-ref", "--count=1", "refs/heads/").strip():
                 return None
             names = self.run("for-each-ref", "--format=%(refname:short)", "refs/heads/")
-            known = ", ".join(names.decode("utf-8", "replace").split()[:10])
             raise UsageError(
-                f"unknown branch {branch!r} in {self.git_dir}: known branches: {known}"
-            )
+                unknown_branch(branch, self.git_dir, names.decode("utf-8", "replace").split(),
+                               self._default_or_none())
+            )  # fmt: skip
         return out.stdout.decode().strip()
+
+    def _default_or_none(self) -> str | None:
+        try:
+            return self.default_branch()
+        except SourceError:
+            return None
 
     def shallow_commits(self) -> set[str]:
         """Commits whose parents are missing because the mirror is shallow."""
@@ -538,3 +545,20 @@ def open_local(path: str) -> GitRepo:
             " or a clone URL"
         )
     return GitRepo(Path(proc.stdout.decode("utf-8", "surrogateescape").strip()))
+
+
+def unknown_branch(branch: str, where: object, names: list[str], default: str | None) -> str:
+    """The error for a branch that does not exist: the closest names first, and the default.
+
+    A typo (``mian``) is what this usually is, so the names most like it lead
+    the list instead of the first ten in alphabetical order.
+    """
+    close = difflib.get_close_matches(branch, names, n=10, cutoff=0.5)
+    shown = (close + [n for n in names if n not in close])[:10]
+    more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
+    line = f"unknown branch {branch!r} in {where}:"
+    if close:
+        line += f" did you mean {close[0]!r}?"
+    if default is not None:
+        line += f" the default branch is {default!r} (used when no branch is set);"
+    return f"{line} branches: {', '.join(shown)}{more}"
