@@ -199,6 +199,16 @@ def _architecture(facts: Facts) -> Text | None:
     )
 
 
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".ps1", ".bat")
+
+
+def _is_tested_code(path: str) -> bool:
+    """Product code a test would cover: not a shell script, not opt-in or internal tooling."""
+    return (
+        _is_source(path) and not path.endswith(_SCRIPT_SUFFIXES) and not reach.is_peripheral(path)
+    )
+
+
 def _is_source(path: str) -> bool:
     return file_kind(path) == "source"
 
@@ -317,7 +327,7 @@ def risks(ctype: ChangeType, facts: Facts) -> list[Risk]:
         out.append(_risk("deps", deps=dep_list(facts.dependency_changes[:4])))
     if ctype is ChangeType.REVERT:
         out.append(_risk("revert"))
-    src = [f.path for f in facts.files if _is_source(f.path)]
+    src = [f.path for f in facts.files if _is_tested_code(f.path)]
     quiet_types = (ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD)
     if src and not facts.kinds.get("tests") and ctype not in quiet_types:
         out.append(_risk("untested", names=names(src, limit=3)))
