@@ -22,8 +22,8 @@ _PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 _QUOTES = "\"'“”‘’`"
 _DOUBLE_REVERT = re.compile(r'^\s*revert\s*["“]\s*revert\s*["“](?P<rest>.+)["”]\s*["”]', re.I)
 _RELAND = re.compile(
-    r"^\s*(?:\[\s*re-?land\s*\]|re-?land(?:ed|ing)?\b|re-?appl(?:y|ied)\b"
-    r"|(?:add(?:s|ed)?|bring(?:s)?)\s+back\b)\s*:?\s*(?P<rest>.+)$",
+    r"^\s*(?:\[\s*re-?land\s*\]|(?:re-?land(?:ed|ing)?|re-?appl(?:y|ied)"
+    r"|(?:add(?:s|ed)?|bring(?:s)?)\s+back)(?![\w-]))\s*:?\s*(?P<rest>.+)$",
     re.I,
 )
 _SHA = r"(?P<sha>[0-9a-f]{7,40})\b"
