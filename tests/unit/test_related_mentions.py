@@ -72,4 +72,5 @@ def test_title_keys_match_across_quotes_pr_suffixes_and_case() -> None:
     assert title_key('  "Add Fused  MoE (#101)"  ') == "add fused moe"
     assert relanded_title('Revert "Revert "Add fused MoE (#101)""') == "add fused moe"
     assert relanded_title('Revert "Add fused MoE"') is None
-    assert title_keys_for("flashinfer fallback") == ("flashinfer fallback", "add flashinfer fallback")
+    both = ("flashinfer fallback", "add flashinfer fallback")
+    assert title_keys_for("flashinfer fallback") == both
