@@ -34,6 +34,10 @@ def _build(path: Path) -> dict[str, str]:
     shas["feature"] = repo.commit("Add fused MoE kernel (#101)", when="2026-08-10T02:00:00+00:00")
     repo.write("sampler.py", "SEED = 1\n")
     shas["refactor"] = repo.commit("Refactor sampler (#102)", when="2026-08-10T03:00:00+00:00")
+    repo.write("flash.py", "FALLBACK = True\n")
+    shas["fallback"] = repo.commit(
+        "Add FlashInfer fallback (#103)", when="2026-08-10T03:30:00+00:00"
+    )
     repo.write("sampler.py", "SEED = 2\n")
     shas["hostile"] = repo.commit(HOSTILE, when="2026-08-10T04:00:00+00:00")
     # Day 3: the feature is reverted, as `git revert` writes it.
@@ -42,10 +46,16 @@ def _build(path: Path) -> dict[str, str]:
         f'Revert "Add fused MoE kernel (#101)"\n\nThis reverts commit {shas["feature"]}.\n',
         when="2026-08-13T02:00:00+00:00",
     )
+    repo.remove("flash.py")
+    shas["removal"] = repo.commit("Remove FlashInfer fallback", when="2026-08-13T03:00:00+00:00")
     # Day 5: re-landed, a fix of the refactor, a follow-up of the PR, a fix of nothing known.
     repo.write("moe.py", "def moe():\n    return 3\n")
     shas["reland"] = repo.commit(
         'Reapply "Add fused MoE kernel (#101)" (#120)', when="2026-08-15T02:00:00+00:00"
+    )
+    repo.write("flash.py", "FALLBACK = True\n")
+    shas["add_back"] = repo.commit(
+        "Add back FlashInfer fallback (#125)", when="2026-08-15T02:30:00+00:00"
     )
     repo.write("sampler.py", "SEED = 3\n")
     shas["fix"] = repo.commit(
@@ -117,6 +127,9 @@ def test_links_both_ways_across_days_in_english(
     assert _related(fifth, 'Reapply "Add fused MoE kernel (#101)" (#120)') == [
         ("relands", sha["feature"], "2026-08-10")
     ]
+    assert _related(fifth, "Add back FlashInfer fallback (#125)") == [
+        ("relands", sha["fallback"], "2026-08-10")
+    ]
     assert _related(fifth, "Fix sampler seed") == [("fixes", sha["refactor"], "2026-08-10")]
     assert _related(fifth, "Tune MoE block sizes") == [("follows_up", sha["feature"], "2026-08-10")]
     assert _related(fifth, "Fix crash on empty batch") == [], "an unknown SHA links nothing"
@@ -129,6 +142,9 @@ def test_links_both_ways_across_days_in_english(
         ("reverted_by", sha["revert"], "2026-08-13"),
         ("relanded_by", sha["reland"], "2026-08-15"),
         ("followed_up_by", sha["followup"], "2026-08-15"),
+    ]
+    assert _related(again, "Add FlashInfer fallback (#103)") == [
+        ("relanded_by", sha["add_back"], "2026-08-15")
     ]
     assert _related(again, "Refactor sampler (#102)") == [("fixed_by", sha["fix"], "2026-08-15")]
     feature = _entry(again_md, "Add fused MoE kernel (\\#\u200b101)")
