@@ -367,6 +367,37 @@ class WatchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class Mention:
+    """A reference one commit's message makes to another commit, not yet resolved.
+
+    ``kind`` is what this commit does to the other: ``reverts``, ``relands``,
+    ``fixes`` or ``follows_up``. ``ref`` says how the other is named: ``sha``
+    (a lower-case prefix of at least 7 digits), ``pr`` (a pull request number)
+    or ``title`` (:func:`repoherald.analysis.related.title_key` of its title).
+    """
+
+    kind: str
+    ref: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another commit of the same repository linked to this one, possibly days apart.
+
+    ``kind`` is said from this commit's side: ``reverts``, ``relands``,
+    ``fixes``, ``follows_up``, or the other way round ``reverted_by``,
+    ``relanded_by``, ``fixed_by``, ``followed_up_by``. ``title`` is the other
+    commit's (untrusted) title; ``day`` its report day (YYYY-MM-DD).
+    """
+
+    kind: str
+    sha: str
+    title: str
+    day: str
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One commit as it appears in a report."""
 
@@ -379,6 +410,9 @@ class Entry:
     """Its changed paths that the reader's watch globs match."""
     correction: Correction | None = None
     """A reader's correction of the verdict (``repoherald mark``), shown beside it."""
+    related: tuple[Related, ...] = ()
+    """Commits of the same repository this one reverts, re-lands, fixes or follows up, and
+    those that did so to it (found in the store, across days)."""
 
 
 @dataclass(frozen=True, slots=True)

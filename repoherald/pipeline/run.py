@@ -36,6 +36,7 @@ from repoherald.models import (
 )
 from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm, keep_parses
 from repoherald.pipeline.events import DayPosition, Emitter, EventSink
+from repoherald.pipeline.related import link_day
 from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import Publication, join_identities, source_identity
 from repoherald.publish.layout import safe_component
@@ -409,6 +410,10 @@ def _report_days(
                 per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events, at)
                 per_repo = _downstream_floor(states, per_repo)
             per_repo = _with_corrections(store, states, per_repo)
+            per_repo = [
+                link_day(store, st.name, entries, settings.tz) if entries else entries
+                for st, entries in zip(states, per_repo, strict=True)
+            ]
             analysers = _analysers(rules, llm, per_repo)
             sections = [
                 RepoSection(

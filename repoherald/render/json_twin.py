@@ -14,7 +14,13 @@ from repoherald.emails import hide_emails
 from repoherald.models import to_jsonable
 from repoherald.render.affects import AffectsView, CommitRef, ImpactView
 from repoherald.render.invisible import strip_invisible
-from repoherald.render.view import CommitView, CorrectionView, ReportView, SectionView
+from repoherald.render.view import (
+    CommitView,
+    CorrectionView,
+    RelatedView,
+    ReportView,
+    SectionView,
+)
 
 SCHEMA_VERSION = 1
 
@@ -135,8 +141,14 @@ def _commit(c: CommitView) -> dict[str, Any]:
         "files_truncated": c.files_truncated,
         "analysis": to_jsonable(c.analysis),
         "correction": _correction(c.correction) if c.correction else None,
+        "related": [_related(r) for r in c.related],
         "facts": to_jsonable(c.facts),
     }
+
+
+def _related(r: RelatedView) -> dict[str, Any]:
+    """A linked commit of another (or the same) day: what it did to this one, or this to it."""
+    return {"kind": r.kind, "sha": r.sha, "title": r.title, "day": r.day, "url": r.url}
 
 
 def _correction(k: CorrectionView) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from repoherald.models import (
     Entry,
     Facts,
     Importance,
+    Related,
     RepoSection,
     representable,
 )
@@ -82,6 +83,25 @@ class CorrectionView:
 
 
 @dataclass(frozen=True, slots=True)
+class RelatedView:
+    """Another commit linked to this one (a revert, a re-land, a fix, a follow-up)."""
+
+    kind: str
+    """From this commit's side: ``reverts``, ``reverted_by``, ``relands``… (see
+    :class:`repoherald.models.Related`)."""
+    sha: str
+    short_sha: str
+    title: str
+    """The other commit's title: one clean line, addresses hidden (untrusted text)."""
+    day: str
+    """Its report day, YYYY-MM-DD."""
+    url: str | None
+    """Its web page, when the repository's is known."""
+    text: str
+    """The whole link as plain text, in the report's language."""
+
+
+@dataclass(frozen=True, slots=True)
 class CommitView:
     """One commit as the report shows it."""
 
@@ -126,6 +146,8 @@ class CommitView:
     analysis: AnalysisView
     facts: Facts
     correction: CorrectionView | None = None
+    related: tuple[RelatedView, ...] = ()
+    """Commits this one reverts, re-lands, fixes or follows up, and those that did so to it."""
 
     @property
     def time(self) -> str:
@@ -487,6 +509,20 @@ def _commit(
         analysis=a,
         facts=f,
         correction=_correction(e.correction, lang) if e.correction else None,
+        related=tuple(_related(r, web, lang) for r in e.related),
+    )
+
+
+def _related(r: Related, web: str | None, lang: str) -> RelatedView:
+    title = hide_emails(escape.clean(r.title) or t(lang, "empty_message"))
+    return RelatedView(
+        kind=r.kind,
+        sha=r.sha,
+        short_sha=r.sha[:7],
+        title=title,
+        day=r.day,
+        url=escape.url(f"{web}/commit/{r.sha}") if web else None,
+        text=t(lang, "related." + r.kind, sha=r.sha[:7], title=title, date=r.day),
     )
 
 

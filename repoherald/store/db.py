@@ -30,13 +30,14 @@ from repoherald.models import (
     Commit,
     Correction,
     Facts,
+    Mention,
     analysis_from_dict,
     commit_from_dict,
     facts_from_dict,
     to_jsonable,
 )
 from repoherald.redact import redact
-from repoherald.store import blobapis, claims, corrections, indexes, ledger, reports
+from repoherald.store import blobapis, claims, corrections, indexes, ledger, links, reports
 from repoherald.store import runs as run_log
 from repoherald.store.claims import Claim, ClaimState, Verdict
 from repoherald.store.connect import (
@@ -56,6 +57,7 @@ from repoherald.store.files import (
     truncation,
 )
 from repoherald.store.ledger import LedgerEntry, LedgerStatus
+from repoherald.store.links import Indexed, Known
 from repoherald.store.migrations import MIGRATIONS, applied_versions, apply_pending
 from repoherald.store.rebuild import carry_over
 from repoherald.store.rows import Misses, Unreadable, decode, encode
@@ -407,6 +409,38 @@ class Store:
     def latest_report_day(self, repo: str) -> date | None:
         """The newest day reported for ``repo`` in any language, or None."""
         return self._required_op(lambda: reports.latest_day(self.conn, repo))
+
+    # -- links between commits (reverts, re-lands, fixes, follow-ups) ----------------
+
+    def index_commits(self, repo: str, rows: Sequence[Indexed]) -> None:
+        """Record what ``repo``'s reported commits are and name (see :mod:`.links`)."""
+        rows = list(rows)
+
+        def op() -> None:
+            with self._transaction():
+                links.index(self.conn, repo, rows)
+
+        self._best_effort(op, None)
+
+    def commits_by_prefix(self, repo: str, prefix: str) -> list[Known]:
+        """``repo``'s known commits whose SHA starts with ``prefix`` (two at most)."""
+        return self._best_effort(lambda: links.by_prefix(self.conn, repo, prefix), [])
+
+    def commits_by_pr(self, repo: str, number: int) -> list[Known]:
+        """``repo``'s known commits of pull request ``number``, oldest first."""
+        return self._best_effort(lambda: links.by_pr(self.conn, repo, number), [])
+
+    def commits_by_title(self, repo: str, keys: Sequence[str]) -> list[Known]:
+        """``repo``'s known commits with one of these title keys, oldest first."""
+        return self._best_effort(lambda: links.by_title(self.conn, repo, keys), [])
+
+    def mentioning(
+        self, repo: str, sha: str, pr_number: int | None, title_keys: Sequence[str]
+    ) -> list[tuple[Known, Mention]]:
+        """``repo``'s known commits whose messages may name this commit, with the mention."""
+        return self._best_effort(
+            lambda: links.mentioning(self.conn, repo, sha, pr_number, title_keys), []
+        )
 
     # -- readers' corrections -------------------------------------------------
 

@@ -301,6 +301,43 @@ def m0010_publish_claims(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m0011_commit_links(conn: sqlite3.Connection) -> None:
+    """What each reported commit is and what it names (:mod:`repoherald.store.links`).
+
+    ``commit_index`` finds a commit of a repository by SHA prefix, by pull
+    request number or by title, whatever day it was reported on;
+    ``commit_mentions`` keeps the references a commit's message makes
+    (reverts, re-lands, fixes, follow-ups) unresolved, so a commit reported
+    later still finds the ones that named it. Both are derived from commits:
+    a rebuild starts them empty, and the next runs fill them again.
+    """
+    conn.execute(
+        "CREATE TABLE commit_index ("
+        " repo TEXT NOT NULL,"
+        " sha TEXT NOT NULL,"
+        " time INTEGER NOT NULL,"
+        " pr_number INTEGER,"
+        " title TEXT NOT NULL,"
+        " title_key TEXT NOT NULL,"
+        " PRIMARY KEY (repo, sha)"
+        ")"
+    )
+    conn.execute("CREATE INDEX commit_index_pr ON commit_index (repo, pr_number)")
+    conn.execute("CREATE INDEX commit_index_title ON commit_index (repo, title_key)")
+    conn.execute(
+        "CREATE TABLE commit_mentions ("
+        " repo TEXT NOT NULL,"
+        " sha TEXT NOT NULL,"
+        " kind TEXT NOT NULL,"
+        " ref TEXT NOT NULL CHECK (ref IN ('sha', 'pr', 'title')),"
+        " target TEXT NOT NULL,"
+        " PRIMARY KEY (repo, sha, kind, ref, target)"
+        ")"
+    )
+    conn.execute("CREATE INDEX commit_mentions_target ON commit_mentions (repo, ref, target)")
+
+
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
     """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
     exists = conn.execute(

@@ -1,0 +1,120 @@
+"""Which commits a repository's reports have shown, and what their messages name.
+
+Rows are keyed by the repository's report name and the full commit SHA (as
+``repo_commits`` is), so a link never crosses repositories. Mentions are kept
+as written (a SHA prefix, a PR number, a title key) and resolved when a
+report is built: a commit reported next week still finds this week's
+commits that named it, and a prefix that becomes ambiguous stops linking.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from repoherald.models import Mention
+
+_COLUMNS = "sha, time, pr_number, title"
+MIN_PREFIX = 7
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """A commit of the repository the store has seen in a report."""
+
+    sha: str
+    time: int
+    """Committer time (what its report day was bucketed by), seconds since the epoch."""
+    pr_number: int | None
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """What :func:`index` records about one commit."""
+
+    known: Known
+    title_key: str
+    mentions: tuple[Mention, ...]
+
+
+def index(conn: sqlite3.Connection, repo: str, rows: Sequence[Indexed]) -> None:
+    """Record (or refresh) ``rows``; a commit's mentions are replaced, never piled up."""
+    for row in rows:
+        k = row.known
+        conn.execute(
+            "INSERT OR REPLACE INTO commit_index (repo, sha, time, pr_number, title, title_key)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (repo, k.sha, k.time, k.pr_number, k.title, row.title_key),
+        )
+        conn.execute("DELETE FROM commit_mentions WHERE repo = ? AND sha = ?", (repo, k.sha))
+        conn.executemany(
+            "INSERT OR IGNORE INTO commit_mentions (repo, sha, kind, ref, target)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [(repo, k.sha, m.kind, m.ref, m.target) for m in row.mentions],
+        )
+
+
+def _known(rows: list[tuple[str, int, int | None, str]]) -> list[Known]:
+    return [Known(str(s), int(t), None if p is None else int(p), str(x)) for s, t, p, x in rows]
+
+
+def by_prefix(conn: sqlite3.Connection, repo: str, prefix: str) -> list[Known]:
+    """The known commits whose SHA starts with ``prefix`` (at most two: one means unique)."""
+    prefix = prefix.lower()
+    if len(prefix) < MIN_PREFIX or not all(c in "0123456789abcdef" for c in prefix):
+        return []
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM commit_index WHERE repo = ? AND sha >= ? AND sha < ?"
+        " ORDER BY sha LIMIT 2",
+        (repo, prefix, prefix + "g"),
+    ).fetchall()
+    return _known(rows)
+
+
+def by_pr(conn: sqlite3.Connection, repo: str, number: int) -> list[Known]:
+    """The known commits of pull request ``number``, oldest first."""
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM commit_index WHERE repo = ? AND pr_number = ? ORDER BY time, sha",
+        (repo, number),
+    ).fetchall()
+    return _known(rows)
+
+
+def by_title(conn: sqlite3.Connection, repo: str, keys: Sequence[str]) -> list[Known]:
+    """The known commits whose title key is one of ``keys``, oldest first."""
+    marks = ",".join("?" * len(keys))
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM commit_index WHERE repo = ? AND title_key IN ({marks})"
+        " ORDER BY time, sha",
+        (repo, *keys),
+    ).fetchall()
+    return _known(rows)
+
+
+def mentioning(
+    conn: sqlite3.Connection, repo: str, sha: str, pr_number: int | None, title_keys: Sequence[str]
+) -> list[tuple[Known, Mention]]:
+    """Known commits whose mentions may name this commit (its SHA prefixes, its PR, its
+    title), with the mention; the caller resolves each to be sure it means this one."""
+    wanted = [("sha", sha[:n]) for n in range(MIN_PREFIX, len(sha) + 1)]
+    if pr_number is not None:
+        wanted.append(("pr", str(pr_number)))
+    wanted += [("title", key) for key in title_keys]
+    out: list[tuple[Known, Mention]] = []
+    for ref in ("sha", "pr", "title"):
+        targets = [target for r, target in wanted if r == ref]
+        if not targets:
+            continue
+        marks = ",".join("?" * len(targets))
+        rows = conn.execute(
+            "SELECT i.sha, i.time, i.pr_number, i.title, m.kind, m.target"
+            " FROM commit_mentions m JOIN commit_index i ON i.repo = m.repo AND i.sha = m.sha"
+            f" WHERE m.repo = ? AND m.ref = ? AND m.target IN ({marks}) AND m.sha != ?"
+            " ORDER BY i.time, i.sha",
+            (repo, ref, *targets, sha),
+        ).fetchall()
+        for s, t, p, x, kind, target in rows:
+            out.append((_known([(s, t, p, x)])[0], Mention(str(kind), ref, str(target))))
+    return out
