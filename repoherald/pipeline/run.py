@@ -23,7 +23,7 @@ from repoherald.analysis.rules import RuleAnalyser
 from repoherald.breaker import CircuitBreaker
 from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
-from repoherald.errors import RepoheraldError, SourceError, UsageError
+from repoherald.errors import RepoheraldError, SourceError, StageTimeoutError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
 from repoherald.models import (
     DayReport,
@@ -43,7 +43,7 @@ from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.sources import registry
-from repoherald.sources.base import SourceContext
+from repoherald.sources.base import SourceContext, fetch_budget
 from repoherald.store.db import Store
 
 log = logging.getLogger("repoherald")
@@ -387,12 +387,21 @@ def _report_days(
         for d in report_days:
             window = Window.for_day(d, settings.tz)
             per_repo: list[list[Entry]] = []
+            day_errors: list[str | None] = []
             for st in states:
                 entries: list[Entry] = []
-                if st.error is None:
+                day_error = None
+                if st.error is None and st.source is not None:
                     order = st.by_day.get(d, [])
                     try:
-                        entries = analyse_day(st, settings.lang, rules, store, order, events)
+                        with fetch_budget(st.source, f"{st.name} {d}"):
+                            entries = analyse_day(st, settings.lang, rules, store, order, events)
+                    except StageTimeoutError as exc:
+                        # This day only: the next day gets a budget of its own.
+                        if len(states) == 1:
+                            raise
+                        day_error = str(exc)
+                        failures.append(day_error)
                     except SourceError as exc:
                         # A source can fail half-way (a used-up GitHub rate limit): as when
                         # opening, a lone repository fails the run, one of several is marked.
@@ -401,6 +410,7 @@ def _report_days(
                         st.error = str(exc)
                         failures.append(str(exc))
                 per_repo.append(entries)
+                day_errors.append(day_error)
             # Downstream first: the model is told what the commit breaks in the reader's
             # code, and the 🔴 that such a hit earns is applied again to its answer.
             per_repo, checks = _check_downstream(states, per_repo)
@@ -415,12 +425,14 @@ def _report_days(
                     st.branch,
                     st.web_url,
                     tuple(entries),
-                    st.error,
+                    st.error or day_error,
                     _notes(st, d),
                     identity=_identity(st),
                     downstream=check,
                 )
-                for st, entries, check in zip(states, per_repo, checks, strict=True)
+                for st, entries, check, day_error in zip(
+                    states, per_repo, checks, day_errors, strict=True
+                )
             ]
             report = DayReport(
                 day=d,
