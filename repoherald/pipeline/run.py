@@ -25,6 +25,7 @@ from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, SourceError, StageTimeoutError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
+from repoherald.llm.stage_time import StageTime
 from repoherald.models import (
     DayReport,
     DownstreamCheck,
@@ -126,6 +127,7 @@ def run(
     use_cache: bool = True,
     rebuild: bool = False,
     llm_breaker: CircuitBreaker | None = None,
+    llm_time: StageTime | None = None,
 ) -> RunResult:
     """Produce (and write) the reports asked for by ``settings``.
 
@@ -135,7 +137,8 @@ def run(
     ``rebuild`` first moves the store aside (see :meth:`Store.open`).
     ``llm_breaker`` is the LLM endpoint's circuit breaker when the caller runs
     several reports against it (an open one sends the LLM nothing); by
-    default the run has its own.
+    default the run has its own. ``llm_time`` likewise: the LLM stage's time
+    budget, shared by several reports (by default ``[llm] stage_timeout`` for this one).
     """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
     for notice in settings.selection.notices:
@@ -148,7 +151,7 @@ def run(
     ) as store:
         run_id = store.start_run(command)
         try:
-            result = _run(settings, store, emitter, llm_breaker)
+            result = _run(settings, store, emitter, llm_breaker, llm_time)
         except BaseException as exc:
             # Record why in the run log, then let the CLI report it.
             store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
@@ -204,7 +207,11 @@ def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> Re
 
 
 def _run(
-    settings: Settings, store: Store, events: Emitter, llm_breaker: CircuitBreaker | None
+    settings: Settings,
+    store: Store,
+    events: Emitter,
+    llm_breaker: CircuitBreaker | None,
+    llm_time: StageTime | None,
 ) -> RunResult:
     days = list(settings.selection.days) if not settings.selection.latest else None
     states: list[RepoRun] = []
@@ -228,7 +235,7 @@ def _run(
         if days is None:
             active = [d for st in states for d in st.by_day]
             days = [max(active)] if active else [datetime.now(settings.tz).date() - timedelta(1)]
-        return _report_days(settings, store, states, days, failures, events, llm_breaker)
+        return _report_days(settings, store, states, days, failures, events, llm_breaker, llm_time)
     finally:
         for st in states:
             if st.source is not None:
@@ -366,10 +373,13 @@ def _report_days(
     failures: list[str],
     events: Emitter,
     llm_breaker: CircuitBreaker | None,
+    llm_time: StageTime | None,
 ) -> RunResult:
     """Analyse, render and write one day at a time, so memory does not grow with days."""
     rules = RuleAnalyser()
-    llm = LlmAnalyser(settings.llm, settings.lang, breaker=llm_breaker) if settings.llm else None
+    llm = None
+    if settings.llm is not None:
+        llm = LlmAnalyser(settings.llm, settings.lang, breaker=llm_breaker, stage_time=llm_time)
     now = datetime.now(UTC)
     name = _report_name(settings, states)
     archive = ArchivePublisher(
