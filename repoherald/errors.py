@@ -13,7 +13,8 @@ the CLI adds flag hints where it knows them. Errors of libraries underneath
     ├── UsageError                  exit 2: the request is malformed; retrying will not help
     │   └── ConfigError             the configuration file cannot be read or does not validate
     ├── SourceError                 a repository cannot be opened, cloned, fetched or read
-    │   └── CommitError             one commit's answer is unusable (contained to that commit)
+    │   ├── CommitError             one commit's answer is unusable (contained to that commit)
+    │   └── StageTimeoutError       fetching a repository-day took longer than its time budget
     ├── StoreError                  the SQLite store cannot be opened, migrated or read
     │   ├── StoreDamagedError       the file is not a usable database (a cache: move it aside)
     │   └── StoreBusyError          another run held the store for too long (wait, retry)
@@ -56,6 +57,15 @@ class CommitError(SourceError):
     def __init__(self, message: str, sha: str) -> None:
         super().__init__(message)
         self.sha = sha
+
+
+class StageTimeoutError(SourceError):
+    """Fetching one stage (a repository-day, a history) took longer than its time budget.
+
+    Each request has its own deadline, but a day is many requests and waits:
+    the budget bounds their sum. The day fails; the next day, and the other
+    repositories, get their own budget.
+    """
 
 
 class StoreError(RepoheraldError):

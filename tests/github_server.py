@@ -48,7 +48,9 @@ zero bytes), ``bad_gzip``, ``deep`` (JSON nested ``size`` deep),
 soon``) and a ``message`` (one with terminal escapes) too.
 And ``after`` (the request is carried out — an issue opened — then answered with
 ``status``, as a GitHub whose front end fails after the write).
-``latency`` seconds are waited in the handler before every answer.
+``latency`` seconds are waited in the handler before every answer, and
+:meth:`slow` adds a delay to the answers whose path matches a pattern (one
+repository slow, the others not).
 
 :meth:`hold` stops a request matching ``"METHOD /path"`` ``before`` it is
 read (it is never carried out) or ``after`` it was carried out (never
@@ -176,8 +178,9 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         fake._enter()
         try:
-            if fake.latency:
-                time.sleep(fake.latency)
+            delay = fake.latency + fake.delay_for(self.path)
+            if delay:
+                time.sleep(delay)
             fake._handle(self)
         finally:
             fake._leave()
@@ -281,6 +284,7 @@ class FakeGitHub:
         self.tree_limit = tree_limit
         self._repos: dict[str, _Repo] = {}
         self._faults: list[Fault] = []
+        self._slow: list[tuple[str, float]] = []
         self._lock = threading.Lock()
         self._recorded: list[Recorded] = []
         self._holds: list[list[Any]] = []
@@ -344,6 +348,15 @@ class FakeGitHub:
         }
         for sha in shas:
             repo.by_sha.setdefault(sha, []).append(number)
+
+    def slow(self, pattern: str, seconds: float) -> None:
+        """Wait ``seconds`` before every answer whose path (with query) matches ``pattern``."""
+        with self._lock:
+            self._slow.append((pattern, seconds))
+
+    def delay_for(self, target: str) -> float:
+        with self._lock:
+            return sum(s for p, s in self._slow if re.search(p, target))
 
     def fault(self, pattern: str, kind: str, times: int = 1, **kw: Any) -> None:
         with self._lock:

@@ -4,12 +4,15 @@
 self-signed certificate (made by the ``openssl`` command), ``"ssl"`` speaks
 TLS from the first byte, ``"plain"`` offers no TLS at all (and then allows
 AUTH in clear, as a badly configured server would). ``defer(n)`` answers the
-next n messages with a 451, ``reject()`` the next one with a 554.
+next n messages with a 451, ``reject()`` the next one with a 554,
+``defer_recipients(n)`` the next n ``RCPT TO`` with a 451 (before any DATA).
 
 ``drip_server(interval)`` is a hostile one: it sends its greeting one byte
 every ``interval`` seconds, forever.
 ``hold()`` records the next message and then leaves it unanswered (``held``
 is set) until the server stops, so a test can kill the sender at that step.
+``drop()`` records the next message and then closes the connection without
+answering it: the sender cannot know whether the message was taken.
 """
 
 from __future__ import annotations
@@ -81,7 +84,9 @@ class SMTPServer:
     logins: list[tuple[str, bool]] = field(default_factory=list)
     """(username, accepted) of every AUTH attempt."""
     answers: list[str] = field(default_factory=list)
+    recipient_answers: list[str] = field(default_factory=list)
     holding: bool = False
+    dropping: bool = False
     held: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -89,11 +94,26 @@ class SMTPServer:
         """Record the next message, then never answer it (until the server stops)."""
         self.holding = True
 
+    def drop(self) -> None:
+        """Record the next message, then close the connection instead of answering."""
+        self.dropping = True
+
     def defer(self, count: int = 1) -> None:
         self.answers.extend(["451 4.3.0 try again later"] * count)
 
     def reject(self) -> None:
         self.answers.append("554 5.7.1 message refused by policy")
+
+    def defer_recipients(self, count: int) -> None:
+        self.recipient_answers.extend(["451 4.3.0 mailbox busy, try again later"] * count)
+
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
+        if self.recipient_answers:
+            return self.recipient_answers.pop(0)
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         if self.answers:
@@ -104,6 +124,10 @@ class SMTPServer:
         self.received.append(
             Received(str(envelope.mail_from), list(envelope.rcpt_tos), data, tls, user)
         )
+        if self.dropping:
+            self.dropping = False
+            server.transport.abort()
+            return "250 2.0.0 OK queued (never heard: the connection is gone)"
         if self.holding:
             self.holding = False
             self.held.set()

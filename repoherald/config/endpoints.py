@@ -37,6 +37,9 @@ class GitHubSettings:
     """Seconds before the first retry of a 5xx or a dropped connection (doubling after)."""
     secondary_wait: float = 60.0
     """Seconds to wait after a secondary rate limit without ``Retry-After`` (GitHub: a minute)."""
+    stage_timeout: float = 1800.0
+    """Seconds one fetch stage (a repository-day, or the history) may take, all requests and
+    waits together: each request has its own deadline, but not their sum."""
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
@@ -107,6 +110,7 @@ def github_settings(f: _GitHubFile) -> GitHubSettings:
         token_env_explicit=f.token_env is not None,
         concurrency=f.concurrency,
         max_wait_seconds=f.max_wait_seconds,
+        stage_timeout=f.stage_timeout,
     )
 
 
@@ -179,5 +183,6 @@ def llm_settings(
         max_retries=f.max_retries,
         token_budget=budget,
         token_budget_per_day=f.token_budget_per_day,
+        stage_timeout=f.stage_timeout,
         provider=preset.name if preset else None,
     )

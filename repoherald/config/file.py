@@ -199,6 +199,13 @@ class _LlmFile(BaseModel):
         ge=1,
         description="Stop sending for a repository-day once it has used this many tokens.",
     )
+    stage_timeout: float = Field(
+        default=3600,
+        gt=0,
+        le=86400,
+        description="Seconds the LLM stage of a run may take in all; the commits left keep"
+        " their rules analysis, marked.",
+    )
 
 
 class _RunFile(BaseModel):
@@ -245,6 +252,13 @@ class _GitHubFile(BaseModel):
         ge=0,
         le=3600,
         description="Wait this long for a rate limit to reset; beyond it, stop and say when.",
+    )
+    stage_timeout: float = Field(
+        default=1800,
+        gt=0,
+        le=86400,
+        description="Seconds one repository-day's fetch may take in all (requests and waits);"
+        " beyond it, that day fails.",
     )
 
 

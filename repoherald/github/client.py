@@ -16,7 +16,9 @@
 * **Bounded time and memory.** Every request follows
   :mod:`repoherald.httppolicy` (``limits``): a deadline for the whole
   exchange, a cap on the decompressed body, our own redirect limit (none
-  for writes), a capped 5xx ``Retry-After``; a breach is one line.
+  for writes), a capped 5xx ``Retry-After``; a breach is one line. Inside
+  :meth:`GitHubClient.stage`, every request and wait also fits in the
+  stage's time budget (:mod:`repoherald.github.budget`).
 * **Clear failures.** 401, 403, 404, 409, 422, a body that is not JSON or was
   cut off, and a ``Link`` header that loops or leaves the API host each give
   one line naming the repository and what to do.
@@ -35,16 +37,19 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from repoherald.github.budget import StageBudget
 from repoherald.github.errors import AmbiguousWriteError, GitHubError, github_message
 from repoherald.github.etags import EtagCache
 from repoherald.github.ratelimit import MAX_RATE_LIMIT_WAITS, RateLimits
 from repoherald.httppolicy import (
     GITHUB,
+    DeadlineExceeded,
     HttpPolicyError,
     JsonTooDeep,
     Limits,
@@ -114,13 +119,14 @@ class GitHubClient:
         self._backoff = backoff
         self._sleep = sleep
         self._lock = threading.Lock()
+        self._stage: StageBudget | None = None
         self._limits = RateLimits(
             repo=repo,
             token_env=token_env,
             anonymous=anonymous,
             max_wait_seconds=max_wait_seconds,
             secondary_wait=secondary_wait,
-            sleep=sleep,
+            sleep=self._nap,
             clock=clock,
         )
         self.stats = Stats()
@@ -134,6 +140,32 @@ class GitHubClient:
     def rate_reset(self) -> int | None:
         """When the primary limit resets (Unix time), as the last answer said."""
         return self._limits.reset
+
+    @contextmanager
+    def stage(self, what: str, seconds: float) -> Iterator[None]:
+        """Hold every request and wait of every thread inside the block to ``seconds`` in all;
+        past them, :class:`~repoherald.errors.StageTimeoutError` names ``what``."""
+        before = self._stage
+        self._stage = StageBudget(what, seconds)
+        try:
+            yield
+        finally:
+            self._stage = before
+
+    def _nap(self, seconds: float) -> None:
+        """Sleep, unless the wait would outlast the stage: then end the stage at once."""
+        stage = self._stage
+        if stage is not None and seconds >= stage.left():
+            raise stage.exceeded(f"a wait of {seconds:.0f} s would not fit in what is left")
+        self._sleep(seconds)
+
+    def _request_limits(self, doing: str) -> Limits:
+        """The policy for the next request: no longer than what is left of the stage."""
+        stage = self._stage
+        if stage is None:
+            return self.limits
+        stage.check(doing)
+        return self.limits.with_deadline(min(self.limits.deadline, stage.left()))
 
     def close(self) -> None:
         self._http.close()
@@ -266,24 +298,23 @@ class GitHubClient:
             headers["Content-Type"] = "application/json; charset=utf-8"
         while True:
             self._limits.wait_for_pause()
+            doing = f"{method} {_path(url)}"
             try:
                 with self._slots:
+                    limits = self._request_limits(doing)
                     with self._lock:
                         self.stats.requests += 1
                     request = self._http.build_request(
                         method, url, headers=headers, content=content
                     )
-                    response = send(self._http, request, self.limits)
+                    response = send(self._http, request, limits)
+            except DeadlineExceeded as exc:
+                stage = self._stage
+                if stage is not None and limits.deadline < self.limits.deadline:
+                    raise stage.exceeded(f"{doing} was still being answered") from None
+                raise self._refused(exc, method, url, creates) from None
             except HttpPolicyError as exc:
-                if creates:
-                    raise AmbiguousWriteError(
-                        f"{self.repo}: GitHub's answer to {method} {_path(url)} was refused"
-                        f" ({exc}) after the request was sent"
-                    ) from None
-                raise GitHubError(
-                    f"{self.repo}: GitHub's answer to {method} {_path(url)} was refused: {exc}:"
-                    " retry later; if it persists, check [github] api_url"
-                ) from None
+                raise self._refused(exc, method, url, creates) from None
             except httpx.TransportError as exc:
                 if creates and not isinstance(exc, NOT_SENT):
                     raise AmbiguousWriteError(
@@ -293,7 +324,7 @@ class GitHubClient:
                 failures += 1
                 if failures > self._max_retries:
                     raise self._transport_error(exc, url, failures) from None
-                self._sleep(self._backoff_delay(failures))
+                self._nap(self._backoff_delay(failures))
                 continue
             self._note(response)
             status = response.status_code
@@ -325,9 +356,21 @@ class GitHubClient:
                 asked = retry_after(response.headers.get("retry-after"), self.limits.max_wait)
                 if asked is not None and asked.capped:
                     log.warning("%s: %s", self.repo, asked.note(f"GitHub (HTTP {status})"))
-                self._sleep(asked.seconds if asked is not None else self._backoff_delay(failures))
+                self._nap(asked.seconds if asked is not None else self._backoff_delay(failures))
                 continue
             return response
+
+    def _refused(self, exc: HttpPolicyError, method: str, url: str, creates: bool) -> GitHubError:
+        """An answer that broke the HTTP policy (too slow, too large, redirects)."""
+        if creates:
+            return AmbiguousWriteError(
+                f"{self.repo}: GitHub's answer to {method} {_path(url)} was refused"
+                f" ({exc}) after the request was sent"
+            )
+        return GitHubError(
+            f"{self.repo}: GitHub's answer to {method} {_path(url)} was refused: {exc}:"
+            " retry later; if it persists, check [github] api_url"
+        )
 
     def _backoff_delay(self, failures: int) -> float:
         return float(min(30.0, self._backoff * 2 ** (failures - 1)) * random.uniform(0.5, 1.5))

@@ -298,6 +298,7 @@ CATALOGUE: dict[str, str] = {
     # -- LLM path: notes and texts the model's analysis carries into the report.
     "llm.failed": "LLM analysis failed: {error}",
     "llm.budget_exhausted": "the token budget (of the run, or of this repository-day) is used up",
+    "llm.stage_timeout": "LLM stage time budget of {seconds} s used up ([llm] stage_timeout)",
     "llm.model_reason": "Model: {reason}",
     "llm.verdict": "{type} / {importance}",
     "llm.unverified_marker": " (unverified)",

@@ -269,6 +269,7 @@ CATALOGUE: dict[str, str] = {
     # -- LLM path: notes and texts the model's analysis carries into the report.
     "llm.failed": "LLM 分析失败: {error}",
     "llm.budget_exhausted": "token 预算（本次运行的，或本仓库本日的）已用完",
+    "llm.stage_timeout": "LLM 阶段的时间预算（{seconds} 秒）已用完（[llm] stage_timeout）",
     "llm.model_reason": "模型判断：{reason}",
     "llm.verdict": "{type} / {importance}",
     "llm.unverified_marker": "（未核实）",

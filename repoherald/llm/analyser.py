@@ -4,8 +4,9 @@ The rule analysis triages first: low-importance commits get a short request,
 medium and high the full one. Each answer must parse as JSON, validate
 against :mod:`repoherald.llm.schema`, and survive the fact-check before it replaces the
 rule analysis. Anything else (a truncated answer, invalid JSON after one
-repair, an endpoint that keeps failing, an exhausted token budget) leaves the
-commit with its rule analysis and a visible note saying why. An endpoint that
+repair, an endpoint that keeps failing, an exhausted token budget, the
+stage's time used up) leaves the commit with its rule analysis and a visible
+note saying why. An endpoint that
 cannot be reached at all opens the run's circuit breaker: the commits left
 are marked "LLM unavailable" at once, and the run says so in one line.
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -51,6 +53,7 @@ from repoherald.llm.job import LlmJob
 from repoherald.llm.prompt import messages, repair_prompt
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
 from repoherald.llm.settings import LlmSettings
+from repoherald.llm.stage_time import StageTime
 from repoherald.models import Analysis, Importance
 from repoherald.redact import redact, strip_userinfo
 
@@ -93,6 +96,10 @@ class BudgetExhausted(LlmError):
     """The run's token budget does not allow another request."""
 
 
+class StageTimeUp(LlmError):
+    """The LLM stage's time budget (``[llm] stage_timeout``) ran out before this commit."""
+
+
 @dataclass
 class _Attempt:
     depth: str
@@ -125,17 +132,24 @@ class LlmAnalyser:
     breaker span every day of the run, so a dead endpoint costs one day's
     few attempts, not every day's. ``breaker`` is given when the breaker must
     outlive the analyser (``run`` over several repositories shares one, see
-    :func:`endpoint_breaker`); otherwise the analyser makes its own.
+    :func:`endpoint_breaker`); otherwise the analyser makes its own. ``stage_time``
+    likewise: the stage's time budget, shared by the analysers of one ``run``.
     """
 
     def __init__(
-        self, cfg: LlmSettings, lang: str, *, breaker: CircuitBreaker | None = None
+        self,
+        cfg: LlmSettings,
+        lang: str,
+        *,
+        breaker: CircuitBreaker | None = None,
+        stage_time: StageTime | None = None,
     ) -> None:
         self.cfg = cfg
         self.lang = lang
         self.name = f"llm/{cfg.model}/{PROMPT_VERSION}/{lang}"
         self.meter = Meter(budget=cfg.token_budget)
         self.breaker = breaker if breaker is not None else endpoint_breaker(cfg)
+        self.stage_time = stage_time if stage_time is not None else StageTime(cfg.stage_timeout)
         self.fallbacks = 0
         """Commits that kept their rule analysis because the model's failed, for any reason."""
         self.unavailable = 0
@@ -156,7 +170,11 @@ class LlmAnalyser:
         if not jobs:
             return []
         jobs = [replace(j, rules=localise_analysis(self.lang, j.rules)) for j in jobs]
-        results = asyncio.run(self._analyse_all(jobs, on_done))
+        started = time.monotonic()
+        try:
+            results = asyncio.run(self._analyse_all(jobs, on_done))
+        finally:
+            self.stage_time.used += time.monotonic() - started
         self.fallbacks += sum(1 for r in results if r.analysis.llm_error)
         self.unavailable += sum(1 for r in results if r.unavailable)
         return results
@@ -190,17 +208,18 @@ class LlmAnalyser:
         )
         gate = asyncio.Semaphore(self.cfg.concurrency)
         done = 0
+        ends = asyncio.get_running_loop().time() + self.stage_time.left()
 
         async def one(job: LlmJob) -> LlmResult:
             nonlocal done
-            async with gate:
-                try:
-                    result = await self._analyse(client, job)
-                except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
-                    # A bug or a surprise on one commit must not cost the
-                    # others: this one keeps its rule analysis, marked.
-                    error = LlmError(f"{type(exc).__name__}: {exc}")
-                    result = LlmResult(with_error(job.rules, self._fail_text(error), [0, 0]))
+            scope = asyncio.timeout_at(ends)
+            try:
+                async with scope, gate:
+                    result = await self._guarded(client, job, ends)
+            except TimeoutError:
+                if not scope.expired():
+                    raise
+                result = self._time_up(job)
             done += 1
             if on_done is not None:
                 on_done(done, len(jobs))
@@ -213,6 +232,25 @@ class LlmAnalyser:
             await client.aclose()
 
     # -- one commit -------------------------------------------------------
+
+    async def _guarded(self, client: ChatClient, job: LlmJob, ends: float) -> LlmResult:
+        """:meth:`_analyse`, with a surprise contained to this commit; none once the stage's
+        time is up (a commit that waited for its turn past the end sends nothing)."""
+        if asyncio.get_running_loop().time() >= ends:
+            return self._time_up(job)
+        try:
+            return await self._analyse(client, job)
+        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
+            # A bug or a surprise on one commit must not cost the
+            # others: this one keeps its rule analysis, marked.
+            error = LlmError(f"{type(exc).__name__}: {exc}")
+            return LlmResult(with_error(job.rules, self._fail_text(error), [0, 0]))
+
+    def _time_up(self, job: LlmJob) -> LlmResult:
+        """The rule analysis of a commit the stage's time did not reach (or ran out on)."""
+        seconds = f"{self.stage_time.seconds:g}"
+        error = StageTimeUp(t(self.lang, "llm.stage_timeout", seconds=seconds))
+        return LlmResult(with_error(job.rules, self._fail_text(error), [0, 0]))
 
     async def _analyse(self, client: ChatClient, job: LlmJob) -> LlmResult:
         attempt = _Attempt(
@@ -341,7 +379,7 @@ class LlmAnalyser:
         except SchemaRejected:
             self.meter.settle(estimate, 0, 0)
             return None
-        except LlmError:
+        except BaseException:  # an error, or the stage's time cut the request
             self.meter.settle(estimate, 0, 0)
             raise
         self.meter.settle(estimate, reply.prompt_tokens, reply.completion_tokens)

@@ -28,6 +28,9 @@ class LlmSettings:
     token_budget: int | None = None
     token_budget_per_day: int | None = None
     """Tokens one repository-day may use, on top of the run's ``token_budget``."""
+    stage_timeout: float = 3600.0
+    """Seconds the LLM stage of a run may take in all (each request has its own deadline,
+    not their sum): what is not analysed by then keeps its rules analysis, marked."""
     provider: str | None = None
     """The preset the endpoint came from, if any (said by ``llm check``)."""
 

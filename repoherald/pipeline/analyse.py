@@ -21,7 +21,7 @@ from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_f
 from repoherald.analysis.hostpins import host_names_for, normalise_host
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config.repos import RepoConfig
-from repoherald.errors import CommitError, SourceError
+from repoherald.errors import CommitError, SourceError, StageTimeoutError
 from repoherald.i18n import t
 from repoherald.llm.analyser import LlmAnalyser, LlmResult
 from repoherald.llm.budget import day_budget
@@ -246,6 +246,8 @@ def _pull_requests(state: RepoRun, shas: list[str]) -> tuple[dict[str, PullReque
             unasked.add(sha)
             state.failures.append(f"{state.name} {sha[:7]}: pull request context missing: {exc}")
             continue
+        except StageTimeoutError:
+            raise  # the day's time is up: the day fails, not just its context
         except SourceError as exc:
             unasked |= set(shas[i:])
             state.failures.append(

@@ -23,8 +23,9 @@ from repoherald.analysis.rules import RuleAnalyser
 from repoherald.breaker import CircuitBreaker
 from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
-from repoherald.errors import RepoheraldError, SourceError, UsageError
+from repoherald.errors import RepoheraldError, SourceError, StageTimeoutError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
+from repoherald.llm.stage_time import StageTime
 from repoherald.models import (
     DayReport,
     DownstreamCheck,
@@ -44,7 +45,7 @@ from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.sources import registry
-from repoherald.sources.base import SourceContext
+from repoherald.sources.base import SourceContext, fetch_budget
 from repoherald.store.db import Store
 
 log = logging.getLogger("repoherald")
@@ -127,6 +128,7 @@ def run(
     use_cache: bool = True,
     rebuild: bool = False,
     llm_breaker: CircuitBreaker | None = None,
+    llm_time: StageTime | None = None,
 ) -> RunResult:
     """Produce (and write) the reports asked for by ``settings``.
 
@@ -136,7 +138,8 @@ def run(
     ``rebuild`` first moves the store aside (see :meth:`Store.open`).
     ``llm_breaker`` is the LLM endpoint's circuit breaker when the caller runs
     several reports against it (an open one sends the LLM nothing); by
-    default the run has its own.
+    default the run has its own. ``llm_time`` likewise: the LLM stage's time
+    budget, shared by several reports (by default ``[llm] stage_timeout`` for this one).
     """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
     for notice in settings.selection.notices:
@@ -149,7 +152,7 @@ def run(
     ) as store:
         run_id = store.start_run(command)
         try:
-            result = _run(settings, store, emitter, llm_breaker)
+            result = _run(settings, store, emitter, llm_breaker, llm_time)
         except BaseException as exc:
             # Record why in the run log, then let the CLI report it.
             store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
@@ -205,7 +208,11 @@ def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> Re
 
 
 def _run(
-    settings: Settings, store: Store, events: Emitter, llm_breaker: CircuitBreaker | None
+    settings: Settings,
+    store: Store,
+    events: Emitter,
+    llm_breaker: CircuitBreaker | None,
+    llm_time: StageTime | None,
 ) -> RunResult:
     days = list(settings.selection.days) if not settings.selection.latest else None
     states: list[RepoRun] = []
@@ -229,7 +236,7 @@ def _run(
         if days is None:
             active = [d for st in states for d in st.by_day]
             days = [max(active)] if active else [datetime.now(settings.tz).date() - timedelta(1)]
-        return _report_days(settings, store, states, days, failures, events, llm_breaker)
+        return _report_days(settings, store, states, days, failures, events, llm_breaker, llm_time)
     finally:
         for st in states:
             if st.source is not None:
@@ -367,10 +374,13 @@ def _report_days(
     failures: list[str],
     events: Emitter,
     llm_breaker: CircuitBreaker | None,
+    llm_time: StageTime | None,
 ) -> RunResult:
     """Analyse, render and write one day at a time, so memory does not grow with days."""
     rules = RuleAnalyser()
-    llm = LlmAnalyser(settings.llm, settings.lang, breaker=llm_breaker) if settings.llm else None
+    llm = None
+    if settings.llm is not None:
+        llm = LlmAnalyser(settings.llm, settings.lang, breaker=llm_breaker, stage_time=llm_time)
     now = datetime.now(UTC)
     name = _report_name(settings, states)
     archive = ArchivePublisher(
@@ -389,12 +399,23 @@ def _report_days(
             at = DayPosition(d, number, len(report_days))
             window = Window.for_day(d, settings.tz)
             per_repo: list[list[Entry]] = []
+            day_errors: list[str | None] = []
             for st in states:
                 entries: list[Entry] = []
-                if st.error is None:
+                day_error = None
+                if st.error is None and st.source is not None:
                     order = st.by_day.get(d, [])
                     try:
-                        entries = analyse_day(st, settings.lang, rules, store, order, events, at)
+                        with fetch_budget(st.source, f"{st.name} {d}"):
+                            entries = analyse_day(
+                                st, settings.lang, rules, store, order, events, at
+                            )
+                    except StageTimeoutError as exc:
+                        # This day only: the next day gets a budget of its own.
+                        if len(states) == 1:
+                            raise
+                        day_error = str(exc)
+                        failures.append(day_error)
                     except SourceError as exc:
                         # A source can fail half-way (a used-up GitHub rate limit): as when
                         # opening, a lone repository fails the run, one of several is marked.
@@ -403,6 +424,7 @@ def _report_days(
                         st.error = str(exc)
                         failures.append(str(exc))
                 per_repo.append(entries)
+                day_errors.append(day_error)
             # Downstream first: the model is told what the commit breaks in the reader's
             # code, and the 🔴 that such a hit earns is applied again to its answer.
             per_repo, checks = _check_downstream(states, per_repo)
@@ -421,12 +443,14 @@ def _report_days(
                     st.branch,
                     st.web_url,
                     tuple(entries),
-                    st.error,
+                    st.error or day_error,
                     _notes(st, d),
                     identity=_identity(st),
                     downstream=check,
                 )
-                for st, entries, check in zip(states, per_repo, checks, strict=True)
+                for st, entries, check, day_error in zip(
+                    states, per_repo, checks, day_errors, strict=True
+                )
             ]
             report = DayReport(
                 day=d,

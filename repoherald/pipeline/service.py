@@ -4,7 +4,8 @@ This is the scheduled entry point. Each repository is run on its own (its
 own time zone and language, its own failure), so one broken repository
 never costs the others their reports; the outcome names each failure. What
 they share is the LLM endpoint's circuit breaker: a dead endpoint is found
-out once per run, not once per repository.
+out once per run, not once per repository; and the LLM stage's time budget
+(``[llm] stage_timeout``), which bounds the run, not each repository.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, UsageError
 from repoherald.llm.analyser import endpoint_breaker
+from repoherald.llm.stage_time import StageTime
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.run import RunResult, run
 from repoherald.publish.archive import safe_component
@@ -177,6 +179,7 @@ def run_all(
     # One breaker for the whole run: once the endpoint is found dead, the
     # repositories after it skip the LLM instead of each paying the attempts.
     breaker = endpoint_breaker(settings.llm) if settings.llm else None
+    llm_time = StageTime(settings.llm.stage_timeout) if settings.llm else None  # the whole run's
     if rebuild:
         Store.open(settings.db_path, rebuild=True).close()
     batch = Batch(force=force)  # digest targets: one message once every repository is done
@@ -200,6 +203,7 @@ def run_all(
                     events=sinks,
                     use_cache=use_cache,
                     llm_breaker=breaker,
+                    llm_time=llm_time,
                 )
             except RepoheraldError as exc:
                 outcome.error = str(exc)

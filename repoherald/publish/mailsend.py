@@ -5,7 +5,16 @@ STARTTLS is an error, never a reason to send the password and the report in
 clear. What may pass later (a refused or reset connection, a timeout, a
 ``4xx`` reply) is retried with backoff; a ``5xx`` reply — a refused login
 above all — fails at once, since repeating a wrong password only gets the
-account locked.
+account locked; and one password is tried once per conversation, not once per
+mechanism the server lists (``smtplib``'s ``login`` tries PLAIN, then LOGIN, with
+the same wrong password: two failures counted against the account per send).
+
+Once the end-of-data marker (the final ``.``) has gone out, the server may
+have queued the message: a failure without its answer (a timeout, a dropped
+connection, the deadline) is :class:`~repoherald.errors.MaybeSentError`,
+never retried, and the ledger records "may have been sent". Before that
+marker, a failure is retried as above: RFC 5321 (4.1.1.4) has a server discard
+a message whose marker never arrived, so the retry cannot mail it twice.
 
 The whole conversation of one attempt (connect, TLS, login, DATA) has a
 deadline (``Server.deadline``): a timeout bounds each read, and a server
@@ -29,11 +38,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.message import EmailMessage
-from typing import Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-from repoherald.errors import PublishError
+from repoherald.errors import MaybeSentError, PublishError
 from repoherald.httppolicy import SMTP_DEADLINE
 from repoherald.redact import redact
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 Security = Literal["starttls", "ssl", "none"]
 
@@ -112,8 +124,18 @@ def _shut(sock: socket.socket) -> None:
         sock.shutdown(socket.SHUT_RDWR)
 
 
+END_OF_DATA = b"\r\n.\r\n"
+"""How ``smtplib`` ends the message it sends after ``DATA``: the server may take it from here."""
+MECHANISM_REFUSED = frozenset({504, 534})
+"""AUTH answers about the mechanism, not the password: "not supported", "too weak"."""
+
+
 class _SMTP(smtplib.SMTP):
-    """``smtplib.SMTP`` that hands its raw socket to a watchdog as soon as it exists."""
+    """``smtplib.SMTP`` that hands its raw socket to a watchdog as soon as it exists,
+    notes when the message has gone out, and tries the password once."""
+
+    message_out = False
+    """True once the end-of-data marker was handed to the socket."""
 
     def __init__(self, watchdog: _Watchdog, *args: Any, **kwargs: Any) -> None:
         self.watchdog = watchdog
@@ -123,6 +145,33 @@ class _SMTP(smtplib.SMTP):
         sock: socket.socket = super()._get_socket(host, port, timeout)  # type: ignore[misc]
         self.watchdog.watch(sock)
         return sock
+
+    def send(self, s: ReadableBuffer | str) -> None:
+        super().send(s)
+        if isinstance(s, bytes) and s.endswith(END_OF_DATA):
+            self.message_out = True
+
+    def login(
+        self, user: str, password: str, *, initial_response_ok: bool = True
+    ) -> tuple[int, bytes]:
+        """Log in with the first mechanism both sides know; the next one only when the
+        server refuses the mechanism itself (504, 534), never after a refused password."""
+        self.ehlo_or_helo_if_needed()
+        if not self.has_extn("auth"):
+            raise smtplib.SMTPNotSupportedError("SMTP AUTH extension not supported by server.")
+        offered = self.esmtp_features["auth"].upper().split()
+        usable = [m for m in ("CRAM-MD5", "PLAIN", "LOGIN") if m in offered]
+        if not usable:
+            raise smtplib.SMTPException("No suitable authentication method found.")
+        self.user, self.password = user, password
+        for mechanism in usable:
+            answer = getattr(self, "auth_" + mechanism.lower().replace("-", "_"))
+            try:
+                return self.auth(mechanism, answer, initial_response_ok=initial_response_ok)
+            except smtplib.SMTPAuthenticationError as exc:
+                if exc.smtp_code not in MECHANISM_REFUSED or mechanism == usable[-1]:
+                    raise
+        raise AssertionError("unreachable: the last mechanism returns or raises")
 
 
 class _SMTP_SSL(smtplib.SMTP_SSL, _SMTP):
@@ -151,11 +200,9 @@ def send(
             with _Watchdog(server.time_limit) as watchdog:
                 try:
                     return _attempt(server, message, sender, recipients, login, watchdog)
-                except PublishError:
-                    if watchdog.expired:
-                        raise _Transient(_late(server)) from None
-                    raise
-                except _Transient:
+                except MaybeSentError:
+                    raise  # the server may have the message: never sent twice
+                except (PublishError, _Transient):
                     if watchdog.expired:
                         raise _Transient(_late(server)) from None
                     raise
@@ -204,16 +251,32 @@ def _attempt(
             redact(f"{server.label}: the server refused every recipient ({who}): check `to`/`cc`")
         ) from None
     except (smtplib.SMTPException, ssl.SSLError, OSError) as exc:
+        if smtp.message_out and not isinstance(exc, smtplib.SMTPResponseException):
+            raise _unanswered(server, exc, watchdog) from None
         _raise(server, exc, login)
     finally:
         _close(smtp)
+
+
+def _unanswered(server: Server, exc: BaseException, watchdog: _Watchdog) -> MaybeSentError:
+    """The message went out and no answer came back: the server may have queued it."""
+    if watchdog.expired:
+        why = _late(server)
+    elif isinstance(exc, TimeoutError) or "timed out" in str(exc):
+        why = "timed out"
+    else:
+        why = "the server closed the connection"
+    return MaybeSentError(
+        f"{server.label}: the message went out but the server's answer did not come back"
+        f" ({why}); look in a recipient's mailbox before sending it again"
+    )
 
 
 def _late(server: Server) -> str:
     return f"the conversation took longer than {server.time_limit:g} s, the deadline"
 
 
-def _connect(server: Server, context: ssl.SSLContext, watchdog: _Watchdog) -> smtplib.SMTP:
+def _connect(server: Server, context: ssl.SSLContext, watchdog: _Watchdog) -> _SMTP:
     if server.security == "ssl":
         return _SMTP_SSL(
             watchdog, server.host, server.port, timeout=server.timeout, context=context

@@ -17,6 +17,7 @@ pull request behind a commit when the source can know it (``info.pr_context``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -121,3 +122,24 @@ class TreeSource(Protocol):
         """Many blobs at once (an HTTP backend fetches them concurrently): those that are
         present and at most ``max_bytes`` long, by id."""
         ...
+
+
+@runtime_checkable
+class BudgetedSource(Protocol):
+    """A source whose fetching can be held to a time budget (optional: an HTTP backend).
+
+    A local clone answers in bounded time; an API answers a day in hundreds of
+    requests and waits, each bounded, their sum not.
+    """
+
+    def time_budget(self, what: str) -> AbstractContextManager[None]:
+        """Inside the block, fetching for ``what`` (``owner/name 2026-04-01``) stops with
+        a :class:`~repoherald.errors.StageTimeoutError` once the source's budget is used up."""
+        ...
+
+
+def fetch_budget(source: Source, what: str) -> AbstractContextManager[None]:
+    """``source``'s time budget for fetching ``what``, or none for a source without one."""
+    if isinstance(source, BudgetedSource):
+        return source.time_budget(what)
+    return nullcontext()

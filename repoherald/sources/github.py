@@ -24,7 +24,9 @@
   carries spare the requests for empty ``__init__.py`` files.
 
 Everything a day needs is fetched with up to ``[github] concurrency``
-requests in flight, through the client's ETag cache.
+requests in flight, through the client's ETag cache, and within
+``[github] stage_timeout`` seconds in all (:meth:`GitHubSource.time_budget`;
+the history listing has its own): past them the day fails, with one line.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -153,9 +156,17 @@ class GitHubSource:
         if pending:
             for f in pending:
                 f.cancel()
+            # Those already running end too (within the stage's budget): none goes on
+            # fetching after the stage has stopped.
+            wait(futures)
             errors = [f.exception() for f in futures if f.done() and not f.cancelled()]
             raise next(e for e in errors if e is not None)
         return [f.result() for f in futures]
+
+    def time_budget(self, what: str) -> AbstractContextManager[None]:
+        """Fetching inside the block (``what``: a repository-day) stops after
+        ``[github] stage_timeout`` seconds with a :class:`~repoherald.errors.StageTimeoutError`."""
+        return self._client.stage(what, self._ctx.github.stage_timeout)
 
     def _shape(self, what: str, exc: Exception) -> GitHubError:
         return GitHubError(
@@ -206,6 +217,10 @@ class GitHubSource:
         return _fill_times(chain)
 
     def history(self) -> list[tuple[str, int]]:
+        with self.time_budget(f"the history of {self._client.repo}"):
+            return self._history()
+
+    def _history(self) -> list[tuple[str, int]]:
         try:
             listed = self._list(self._ctx.earliest - SINCE_SLACK)
             self._items.update((str(i["sha"]), i) for i in listed)

@@ -214,7 +214,7 @@ def test_wrong_password_fails_in_one_line_and_other_targets_still_deliver(
     assert "not-the-password-42" not in line and PASSWORD not in line
     refused = [who for who, ok in server.logins if not ok]
     assert server.logins[-1] == (USER, True)
-    assert 1 <= len(refused) <= 2  # PLAIN, then LOGIN, in one session: a 535 is not retried
+    assert len(refused) == 1  # one try of the password: not PLAIN then LOGIN, and no retry
     assert len(server.received) == 1
     dump = "\n".join(memory_store.conn.iterdump())
     assert "not-the-password-42" not in dump and PASSWORD not in dump
@@ -264,6 +264,40 @@ def test_a_4xx_is_retried_and_a_5xx_is_not(server: SMTPServer, cert: tuple[Path,
     server.defer(4)
     with pytest.raises(PublishError, match=r"451 .* after 4 attempt\(s\): try again later"):
         publisher.publish(_item("app", ["Fix"]))
+
+
+@pytest.mark.parametrize("how", ["dropped", "unanswered"])
+def test_a_message_the_server_took_without_answering_is_mailed_once(
+    how: str, server: SMTPServer, cert: tuple[Path, Path], memory_store: Store
+) -> None:
+    """After the final "." the server may have queued the mail: no retry, "may have been sent"."""
+    options = _options(server, max_retries=3, timeout=1.0)
+    target = _target("mail", options, cert[0])
+    item = _item("app", ["Fix a crash"])
+    server.drop() if how == "dropped" else server.hold()
+    first = deliver_one(memory_store, target, item, force=False, dry_run=False)
+    assert len(server.received) == 1  # not mailed again on the lost answer
+    assert first.status == "uncertain" and first.failed
+    line = first.line()
+    assert "may have been sent" in line and f"email 127.0.0.1:{server.port}" in line
+    assert ("timed out" if how == "unanswered" else "closed the connection") in line
+    again = deliver_one(memory_store, target, item, force=False, dry_run=False)
+    assert again.status == "uncertain" and len(server.received) == 1
+    forced = deliver_one(memory_store, target, item, force=True, dry_run=False)
+    assert forced.status == "sent" and len(server.received) == 2
+    assert memory_store.claims("mail") == []
+
+
+def test_a_failure_before_the_message_went_out_is_still_retried(
+    server: SMTPServer, cert: tuple[Path, Path]
+) -> None:
+    """A deferred recipient (before DATA) is retried: the server cannot have the message."""
+    waits: list[float] = []
+    options = _options(server, max_retries=2, retry_delay=0.5)
+    publisher = EmailPublisher(options, ssl_context=client_context(cert[0]), sleep=waits.append)
+    server.defer_recipients(2)  # both recipients: nothing can be sent
+    assert publisher.publish(_item("app", ["Fix"])).status.value == "sent"
+    assert waits == [0.5] and len(server.received) == 1
 
 
 def test_connection_refused_is_retried_then_reported(cert: tuple[Path, Path]) -> None:
