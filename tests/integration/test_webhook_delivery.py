@@ -101,9 +101,7 @@ def _check_whole_items(kind: str, texts: list[str], high: int) -> None:
         assert url == REPORT_URL or re.fullmatch(re.escape(COMMIT_URL) + "[0-9a-f]{40}", url)
     opener = "🔴 <" if kind == "slack" else "🔴 ["
     kept = [ln for text in texts for ln in text.splitlines() if ln.startswith(opener)]
-    whole = (
-        re.escape(COMMIT_URL) + "[0-9a-f]{40}" + (r"\|[^<>]*>" if kind == "slack" else r"\)")
-    )
+    whole = re.escape(COMMIT_URL) + "[0-9a-f]{40}" + (r"\|[^<>]*>" if kind == "slack" else r"\)")
     for line in kept:  # the link whole, then the item's reason
         assert re.search(whole + "(：|: ).+$", line), (kind, line)
     assert sum(COMMIT_URL in url for url in links) == len(kept)
