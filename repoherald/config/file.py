@@ -13,7 +13,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -218,6 +218,11 @@ class _RunFile(BaseModel):
     )
 
 
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+"""Weekday names in ``date.weekday()`` order."""
+
+
 class _PublishFile(BaseModel):
     """A delivery target; keys beyond these belong to its `type` (see Delivery)."""
 
@@ -230,6 +235,18 @@ class _PublishFile(BaseModel):
     )
     repos: list[str] | None = Field(
         default=None, description="Only these repositories (by report name). Default: all."
+    )
+    send_empty: bool = Field(
+        default=False,
+        description="Also send days without commits (they are skipped and filed as skipped).",
+    )
+    schedule: Literal["daily", "weekly"] = Field(
+        default="daily",
+        description='"daily", or "weekly": one roll-up per repository and week, no daily sends.',
+    )
+    weekday: Weekday | None = Field(
+        default=None,
+        description='Weekly: the day the roll-up of the 7 days before it is sent. Default: "mon".',
     )
 
 

@@ -422,10 +422,16 @@ CATALOGUE: dict[str, str] = {
     "index.failed": "failed to read",
     "digest.title": "{name} · {date}",
     "digest.counts": "{total} {total:p/commit/commits}: 🔴 {high} · 🟡 {medium} · 🟢 {low}",
+    "digest.title_week": "{name} · week {start} to {end}",
+    "digest.breaks": "{count} {count:p/commit breaks/commits break} your code",
+    "digest.week_days": "Reports for {count} of the week's 7 days",
+    "digest.stale": "The local clone may be out of date: the newest commit on {branch} is from"
+    " {date} (run git pull in it)",
     "digest.medium": "🟡 {count} medium-importance {count:p/commit/commits}: see the full report",
     "digest.more": "… and {count} more 🔴 {count:p/item/items} left out",
     "digest.full": "Full report",
     "digest.where": "Full report: {path} in the archive",
     # -- E-mail: the subject when the [[publish]] table sets none.
     "email.subject": "{name} daily report {date}: 🔴 {high} of {total} commits",
+    "email.subject_week": "{name} weekly report {date}: 🔴 {high} of {total} commits",
 }

@@ -385,10 +385,15 @@ CATALOGUE: dict[str, str] = {
     "index.failed": "读取失败",
     "digest.title": "{name} · {date}",
     "digest.counts": "共 {total} 个提交：🔴 {high} · 🟡 {medium} · 🟢 {low}",
+    "digest.title_week": "{name} · 周报 {start} 至 {end}",
+    "digest.breaks": "{count} 个提交会破坏你的代码",
+    "digest.week_days": "本周 7 天中只有 {count} 天有报告",
+    "digest.stale": "本地克隆可能已过时：{branch} 分支的最新提交在 {date}（在其中运行 git pull）",
     "digest.medium": "🟡 {count} 个中等重要的提交：见完整报告",
     "digest.more": "…… 另有 {count} 条 🔴 未列出",
     "digest.full": "完整报告",
     "digest.where": "完整报告：归档中的 {path}",
     # -- E-mail: the subject when the [[publish]] table sets none.
     "email.subject": "{name} 日报 {date}：🔴 {high} / 共 {total} 个提交",
+    "email.subject_week": "{name} 周报 {date}：🔴 {high} / 共 {total} 个提交",
 }

@@ -128,3 +128,17 @@ def _disagreement(repo: str, day: date, row: _Row | None, path: Path) -> str | N
 
 def _same_file(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
+
+
+def recorded_reports(store: Store, repo: str, days: Iterable[date], lang: str) -> dict[date, Path]:
+    """The ``.md`` the store recorded for each of ``days`` (``lang`` preferred).
+
+    For the weekly roll-up, which reads the week's days as they were last
+    written; a day's own delivery goes through :func:`archived_reports`.
+    """
+    rows = _rows(store, repo, {d.isoformat() for d in days})
+    out = {}
+    for day, found in rows.items():
+        by_lang = {r.lang: r.path for r in found}
+        out[day] = by_lang.get(lang) or by_lang[sorted(by_lang)[0]]
+    return dict(sorted(out.items()))

@@ -34,6 +34,7 @@ from typing import Any
 
 from repoherald.config.targets import NamedTarget
 from repoherald.errors import PublishError, StoreError
+from repoherald.publish.archived import recorded_reports
 from repoherald.publish.base import (
     Delivery,
     Publication,
@@ -43,6 +44,7 @@ from repoherald.publish.base import (
     is_batched,
 )
 from repoherald.publish.dry_run import preview
+from repoherald.publish.rollup import ends_week, is_quiet, week_ending, weekly_rollup
 from repoherald.redact import redact
 from repoherald.store.claims import Decision, Verdict
 from repoherald.store.db import Store
@@ -55,6 +57,8 @@ BUSY = "busy"
 """Outcome of a day another live process is delivering to the target: left to it."""
 UNCERTAIN = "uncertain"
 """Outcome of a day a killed process may have sent: not sent again without ``--force``."""
+SKIPPED = "skipped"
+"""Outcome of a day without commits at a target without ``send_empty``: filed, not sent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,8 @@ class Outcome:
                 f": may have been sent ({self.message}); check the target, then --force"
                 " sends it again"
             )
+        elif self.status == SKIPPED:
+            text += " (no commits; send_empty = true in its [[publish]] table sends such days)"
         elif self.status == BUSY:
             text += f" ({self.message}; left to it)"
         elif self.status == DRY_RUN:
@@ -297,6 +303,31 @@ def _dry_run(target: NamedTarget, items: list[Publication]) -> list[Outcome]:
     return [Outcome(target.name, i.name, i.day, DRY_RUN, what, size) for i in items]
 
 
+def _week(store: Store, repo: str, end: date, lang: str, archive: Path | None) -> Publication:
+    """The roll-up of ``repo``'s week ending ``end``, from its archived days (a day whose
+    files are missing counts as not reported, and the roll-up says how many were)."""
+    loaded = {}
+    for day, path in recorded_reports(store, repo, week_ending(end), lang).items():
+        with suppress(PublishError):
+            loaded[day] = load_publication(repo, day, lang, path, archive)
+    return weekly_rollup(repo, end, lang, loaded)
+
+
+def _skip(store: Store, target: NamedTarget, item: Publication, *, dry_run: bool) -> Outcome:
+    """File a quiet day as skipped (not failed, so it is not retried); a day the target
+    was already sent is left as it is."""
+    entry = store.ledger_get(target.name, item.name, item.day)
+    if not dry_run and (entry is None or entry.status is not LedgerStatus.SENT):
+        store.ledger_record(
+            target.name,
+            item.name,
+            item.day,
+            status=LedgerStatus.SKIPPED,
+            content=item.content_hash(),
+        )
+    return Outcome(target.name, item.name, item.day, SKIPPED)
+
+
 def deliver_days(
     store: Store,
     targets: Iterable[NamedTarget],
@@ -325,11 +356,21 @@ def deliver_days(
         if not mine:
             break
         try:
-            item = load_publication(repo, day, lang, md_path, archive)
+            daily = load_publication(repo, day, lang, md_path, archive)
         except PublishError as exc:
             out.extend(Outcome(t.name, repo, day, "failed", str(exc)) for t in mine)
             continue
         for t in mine:
+            weekly = t.target.weekly_on
+            if weekly is None:
+                item = daily
+            elif not ends_week(day, weekly):
+                continue  # a weekly target gets no daily message
+            else:
+                item = _week(store, repo, day, lang, archive)
+            if not t.target.send_empty and is_quiet(item):
+                out.append(_skip(store, t, item, dry_run=dry_run))
+                continue
             if not is_batched(t.target.publisher):
                 out.append(deliver_one(store, t, item, force=force, dry_run=dry_run))
                 continue

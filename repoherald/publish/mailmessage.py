@@ -22,7 +22,7 @@ from repoherald.i18n import t
 from repoherald.publish.base import Publication
 from repoherald.publish.mailhtml import anchor_prefix, render_document, render_fragment
 from repoherald.publish.template_fields import template_fields
-from repoherald.render.digest import digest_from_json
+from repoherald.render.digest import Digest, digest_from_json
 
 SUBJECT_FIELDS = frozenset({"name", "date", "lang", "high", "total"})
 MAX_SUBJECT = 250
@@ -52,33 +52,34 @@ class Envelope:
         return parseaddr(self.sender)[1]
 
 
-def _counts(item: Publication) -> tuple[int, int]:
-    """(high, total) commits of a report, from its JSON twin."""
+def _digest(item: Publication) -> Digest:
+    """The digest of a report (or a weekly roll-up), from its JSON twin."""
     try:
         data = json.loads(item.json)
-        d = digest_from_json(data, item.name)
+        return digest_from_json(data, item.name)
     except (ValueError, KeyError, TypeError, AttributeError):
         raise PublishError(
             f"{item.name} {item.day}: the report's JSON is damaged: run that day again"
         ) from None
-    return d.counts.get("high", 0), d.total
 
 
 def subject(template: str | None, items: Sequence[Publication]) -> str:
     """The subject for ``items``: one report, or the digest of several (names joined)."""
     first = items[0]
     names = list(dict.fromkeys(i.name for i in items))
-    days = sorted({i.day for i in items})
+    digests = [_digest(i) for i in items]
+    days = sorted({d.week_start or d.day for d in digests} | {i.day for i in items})
     when = days[0].isoformat() if len(days) == 1 else f"{days[0]} – {days[-1]}"
-    counts = [_counts(i) for i in items]
     fields = {
         "name": ", ".join(names),
         "date": when,
         "lang": first.lang,
-        "high": sum(h for h, _ in counts),
-        "total": sum(n for _, n in counts),
+        "high": sum(d.counts.get("high", 0) for d in digests),
+        "total": sum(d.total for d in digests),
     }
-    text = (template or t(first.lang, "email.subject")).format(**fields)
+    weekly = all(d.week_start is not None for d in digests)
+    default = t(first.lang, "email.subject_week" if weekly else "email.subject")
+    text = (template or default).format(**fields)
     text = " ".join(text.split())  # a header is one line
     return text if len(text) <= MAX_SUBJECT else text[: MAX_SUBJECT - 1] + "…"
 

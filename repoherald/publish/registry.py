@@ -14,13 +14,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from repoherald.config.file import describe_validation_error
+from repoherald.config.file import WEEKDAYS, describe_validation_error
 from repoherald.errors import ConfigError
 from repoherald.publish.base import Publisher
 
 _PUBLISHERS: dict[str, type[Publisher]] = {}
 
-SHARED_KEYS = ("type", "repos")
+SHARED_KEYS = ("type", "repos", "send_empty", "schedule", "weekday")
 """Keys of a ``[[publish]]`` table that every target has; the rest belong to its Options."""
 
 
@@ -32,6 +32,11 @@ class Target:
     publisher: Publisher
     repos: tuple[str, ...] | None = None
     """Only these repositories (by name); None for all."""
+    send_empty: bool = False
+    """Send repository-days without commits too (by default they are skipped)."""
+    weekly_on: int | None = None
+    """For ``schedule = "weekly"``: the weekday (0 Monday) its roll-up is sent on; None for
+    a daily target."""
 
 
 def register(cls: type[Publisher]) -> type[Publisher]:
@@ -78,6 +83,8 @@ def create(
     data = dict(table)
     type_name = data.pop("type", None)
     repos = data.pop("repos", None)
+    send_empty = bool(data.pop("send_empty", False))
+    weekly_on = _weekly_on(data.pop("schedule", "daily"), data.pop("weekday", None), where)
     if not isinstance(type_name, str):
         raise ConfigError(f"{where}: set `type` to one of {', '.join(known_types())}")
     cls = get(type_name)
@@ -99,7 +106,24 @@ def create(
             raise ConfigError(
                 f"{where} ({type_name}): environment variable {name} is not set: export it"
             )
-    return Target(type_name, cls(options), tuple(repos) if repos is not None else None)
+    chosen = tuple(repos) if repos is not None else None
+    return Target(type_name, cls(options), chosen, send_empty, weekly_on)
+
+
+def _weekly_on(schedule: object, weekday: object, where: str) -> int | None:
+    """The weekday index of a weekly target's roll-up; None for a daily target."""
+    if schedule == "daily":
+        if weekday is not None:
+            raise ConfigError(
+                f'{where}: `weekday` needs schedule = "weekly": remove it or set both'
+            )
+        return None
+    if schedule != "weekly":
+        raise ConfigError(f'{where}: schedule must be "daily" or "weekly"')
+    day = "mon" if weekday is None else weekday
+    if day not in WEEKDAYS:
+        raise ConfigError(f"{where}: weekday must be one of {', '.join(WEEKDAYS)}")
+    return WEEKDAYS.index(day)
 
 
 def _load_builtins() -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
 
-from repoherald.i18n import t
+from repoherald.i18n import CATALOGUES, EMOJI, t
 from repoherald.models import Importance
 from repoherald.render import escape
 from repoherald.render.view import ReportView
@@ -36,10 +36,17 @@ _SAFE_URL = re.compile(r"^https?://[^\s<>()\[\]`\"'|]+$")
 
 @dataclass(frozen=True, slots=True)
 class DigestItem:
-    """One 🔴 commit: its title and where to read about it."""
+    """One commit the digest names: a 🔴 one, or one that breaks the reader's code."""
 
     title: str
     url: str | None
+    reason: str = ""
+    """The analysis's first reason, in the report's language: why it is listed."""
+    breaks: bool = False
+    """It breaks the reader's configured downstream code (marked ⚠️, listed first)."""
+    importance: str = Importance.HIGH.value
+    day: date | None = None
+    """The report day it is from: shown in a weekly roll-up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,30 +59,82 @@ class Digest:
     counts: dict[str, int]
     """Commits by importance value (``high``, ``medium``, ``low``)."""
     high: tuple[DigestItem, ...]
+    """The commits that break the reader's code first, then the other 🔴 ones."""
     report_url: str | None = None
     location: str | None = None
     """Where the report lies in the archive: said when there is no ``report_url`` to link."""
+    breaks: int = 0
+    """How many commits break the reader's configured downstream code."""
+    stale: tuple[str, str] | None = None
+    """(branch, date of its newest commit) when the local clone looks stale."""
+    week_start: date | None = None
+    """Set for a weekly roll-up: its first day (``day`` is its last)."""
+    days_reported: int = 1
+    """Of a weekly roll-up: how many of its 7 days have a report."""
 
     @property
     def total(self) -> int:
         return sum(self.counts.values())
 
 
+def _breaking_shas(repo: dict[str, Any]) -> set[str]:
+    """Commits with an impact of kind ``breaks`` on a downstream project of ``repo``."""
+    projects = (repo.get("downstream") or {}).get("projects") or []
+    return {
+        str(i.get("sha"))
+        for p in projects
+        for i in p.get("impacts") or []
+        if i.get("kind") == "breaks" and i.get("sha")
+    }
+
+
 def digest_from_json(
     data: dict[str, Any], name: str, url: str | None = None, location: str | None = None
 ) -> Digest:
-    """A digest from a parsed JSON twin (what ``render_json`` wrote)."""
+    """A digest from a parsed JSON twin (what ``render_json`` wrote), or a weekly roll-up's
+    JSON (:mod:`repoherald.publish.rollup`: the week's sections, ``week_start`` set)."""
     counts = {imp.value: 0 for imp in Importance}
+    breaking: list[DigestItem] = []
     high: list[DigestItem] = []
+    stale: tuple[str, str] | None = None
+    lang = str(data.get("lang", "zh"))
     for repo in data.get("repos", []):
+        broken = _breaking_shas(repo)
+        if repo.get("stale_since"):
+            stale = (str(repo.get("branch") or ""), str(repo["stale_since"]))
         for commit in repo.get("commits", []):
-            importance = str(commit.get("analysis", {}).get("importance", "low"))
+            analysis = commit.get("analysis") or {}
+            importance = str(analysis.get("importance", "low"))
             counts[importance] = counts.get(importance, 0) + 1
-            if importance == Importance.HIGH.value:
-                link = commit.get("pr_url") or commit.get("url")
-                high.append(DigestItem(str(commit.get("title", "")), link))
+            breaks = commit.get("sha") in broken
+            if not breaks and importance != Importance.HIGH.value:
+                continue
+            reasons = analysis.get("reasons") or []
+            day = commit.get("report_date")
+            item = DigestItem(
+                str(commit.get("title", "")),
+                commit.get("pr_url") or commit.get("url"),
+                why_listed([str(r) for r in reasons], lang),
+                breaks,
+                importance,
+                date.fromisoformat(str(day)) if day else None,
+            )
+            (breaking if breaks else high).append(item)
     day = date.fromisoformat(str(data["date"]))
-    return Digest(name, day, str(data.get("lang", "zh")), counts, tuple(high), url, location)
+    start = data.get("week_start")
+    return Digest(
+        name,
+        day,
+        lang,
+        counts,
+        (*breaking, *high),
+        url,
+        location,
+        breaks=len(breaking),
+        stale=stale,
+        week_start=date.fromisoformat(str(start)) if start else None,
+        days_reported=int(data.get("days_reported", 1)),
+    )
 
 
 def digest_from_view(
@@ -83,12 +142,35 @@ def digest_from_view(
 ) -> Digest:
     """A digest from the typed view (the same numbers as the report)."""
     counts = {imp.value: 0 for imp in Importance}
+    breaking: list[DigestItem] = []
     high: list[DigestItem] = []
-    for c in view.commits:
-        counts[c.importance.value] += 1
-        if c.importance is Importance.HIGH:
-            high.append(DigestItem(c.title, c.pr_url or c.url))
-    return Digest(name, view.day, view.lang, counts, tuple(high), url, location)
+    stale: tuple[str, str] | None = None
+    for s in view.sections:
+        broken = (
+            {i.commit.sha for p in s.affects.projects for i in p.impacts if i.kind == "breaks"}
+            if s.affects
+            else set()
+        )
+        if s.stale_since:
+            stale = (s.branch, s.stale_since)
+        for c in s.commits:
+            counts[c.importance.value] += 1
+            breaks = c.sha in broken
+            if breaks or c.importance is Importance.HIGH:
+                reason = why_listed(list(c.analysis.reasons), view.lang)
+                item = DigestItem(c.title, c.pr_url or c.url, reason, breaks, c.importance.value)
+                (breaking if breaks else high).append(item)
+    return Digest(
+        name,
+        view.day,
+        view.lang,
+        counts,
+        (*breaking, *high),
+        url,
+        location,
+        breaks=len(breaking),
+        stale=stale,
+    )
 
 
 def size(text: str, unit: Unit) -> int:
@@ -119,23 +201,55 @@ def _short(title: str) -> str:
 
 
 def header_lines(d: Digest, style: Style) -> list[str]:
-    """The title and counts: always sent whole."""
+    """The title, what breaks the reader's code, the counts and a stale source: sent whole."""
     bold = "*" if style == "slack" else "**"
-    title = t(d.lang, "digest.title", name=_esc(d.name, style), date=d.day.isoformat())
-    counts = t(
-        d.lang,
-        "digest.counts",
-        total=d.total,
-        high=d.counts.get("high", 0),
-        medium=d.counts.get("medium", 0),
-        low=d.counts.get("low", 0),
+    out = [f"{bold}{title_text(d, style)}{bold}"]
+    if d.breaks:
+        out.append("⚠️ " + t(d.lang, "digest.breaks", count=d.breaks))
+    out.append(
+        t(
+            d.lang,
+            "digest.counts",
+            total=d.total,
+            high=d.counts.get("high", 0),
+            medium=d.counts.get("medium", 0),
+            low=d.counts.get("low", 0),
+        )
     )
-    return [f"{bold}{title}{bold}", counts]
+    if d.week_start is not None and d.days_reported < 7:
+        out.append(t(d.lang, "digest.week_days", count=d.days_reported))
+    if d.stale is not None:
+        branch, since = d.stale
+        out.append("⚠️ " + t(d.lang, "digest.stale", branch=_esc(branch, style), date=since))
+    return out
+
+
+def title_text(d: Digest, style: Style | None) -> str:
+    """``vllm · 2026-08-20``, or the week's first and last day for a roll-up; ``style``
+    escapes the name for that platform (None: plain text)."""
+    name = d.name if style is None else _esc(d.name, style)
+    if d.week_start is not None:
+        return t(
+            d.lang, "digest.title_week", name=name, start=d.week_start.isoformat(),
+            end=d.day.isoformat(),
+        )  # fmt: skip
+    return t(d.lang, "digest.title", name=name, date=d.day.isoformat())
 
 
 def item_lines(d: Digest, style: Style) -> list[str]:
-    """One line per 🔴 item: its (shortened, escaped) title linked to the commit or PR."""
-    return [f"🔴 {_link(_esc(_short(i.title), style), i.url, style)}" for i in d.high]
+    """One line per listed commit: ⚠️ when it breaks the reader's code, its importance,
+    its (shortened, escaped) title linked to the commit or PR, and its first reason."""
+    out = []
+    for i in d.high:
+        line = "⚠️ " if i.breaks else ""
+        line += EMOJI[Importance(i.importance)] + " "
+        if i.day is not None:
+            line += i.day.strftime("%m-%d") + " "
+        line += _link(_esc(_short(i.title), style), i.url, style)
+        if i.reason.strip():
+            line += t(d.lang, "punct.colon") + _esc(_short(i.reason), style)
+        out.append(line)
+    return out
 
 
 def footer_lines(d: Digest, style: Style, left_out: int) -> list[str]:
@@ -150,6 +264,8 @@ def footer_lines(d: Digest, style: Style, left_out: int) -> list[str]:
     medium = d.counts.get("medium", 0)
     if medium:
         out.append(t(d.lang, "digest.medium", count=medium))
+    if d.week_start is not None:  # a week has no one report to point to
+        return out
     if _linkable(d.report_url):
         out.append("👉 " + _link(t(d.lang, "digest.full"), d.report_url, style))
     elif d.location:
@@ -259,11 +375,11 @@ def slack_blocks(
     lines (each text within ``section_max``), and a context block with the
     counts, how many items were left out, the 🟡 count and the report's link.
     """
-    title = escape.clean(t(d.lang, "digest.title", name=d.name, date=d.day.isoformat()))
+    title = escape.clean(title_text(d, None))
     if len(title) > SLACK_HEADER_MAX:
         title = title[: SLACK_HEADER_MAX - 1] + "…"
     header = {"type": "header", "text": {"type": "plain_text", "text": title, "emoji": True}}
-    counts = header_lines(d, "slack")[1]
+    counts = header_lines(d, "slack")[1:]
     items = item_lines(d, "slack")
 
     def build(k: int) -> list[dict[str, Any]] | None:
@@ -271,7 +387,7 @@ def slack_blocks(
             texts = pack(items[:k], section_max, len)
         except ValueError:
             return None
-        context = [counts, *footer_lines(d, "slack", len(items) - k)]
+        context = [*counts, *footer_lines(d, "slack", len(items) - k)]
         blocks: list[dict[str, Any]] = [header]
         blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": x}} for x in texts]
         elements = [{"type": "mrkdwn", "text": x} for x in context]
@@ -292,3 +408,23 @@ def slack_blocks(
         fallback = build(0) or [header]
         return fallback, len(items)
     return best
+
+
+def why_listed(reasons: list[str], lang: str) -> str:
+    """The reason a digest line gives: the model's own, else the first that says why it matters.
+
+    A rules analysis starts with why it chose the type ("Type: title tag
+    [bugfix]") and the base level ("Bug fix changes code behaviour"), which
+    tell a reader nothing about why this commit matters; what raised it
+    comes after them.
+    """
+    model = t(lang, "llm.model_reason", reason="")
+    for reason in reasons:
+        if model and reason.startswith(model):
+            return reason[len(model) :]
+    generic = [
+        CATALOGUES[lang][key].split("{" + arg + "}")
+        for key, arg in (("rule.r_type", "reason"), ("rule.r_code_change", "type"))
+    ]
+    telling = [r for r in reasons if not any(r.startswith(a) and r.endswith(b) for a, b in generic)]
+    return (telling or reasons or [""])[0]

@@ -60,6 +60,7 @@ def _repo(s: SectionView) -> dict[str, Any]:
         "web_url": s.web_url,
         "error": s.error,
         "notes": list(s.notes),
+        "stale_since": s.stale_since,
         "anchor": s.anchor,
         "stats": {
             "commits": s.stats.commits,

@@ -30,8 +30,10 @@ from repoherald.models import (
     Entry,
     Facts,
     Importance,
+    Message,
     Related,
     RepoSection,
+    Text,
     representable,
 )
 from repoherald.render import escape
@@ -203,6 +205,8 @@ class SectionView:
     """What was read (``source_id`` in the JSON twin; see :class:`RepoSection`)."""
     affects: AffectsView | None = None
     """"Affects your code", when the repository has downstream checkouts or watch globs."""
+    stale_since: str | None = None
+    """The date of the newest commit when the local clone looks stale (the digest says so)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,7 +422,16 @@ def _section(s: RepoSection, lang: str, tz: ZoneInfo, slugger: Slugger) -> Secti
             for imp, title, group_anchor, members in plan
         ),
         affects=affects,
+        stale_since=_stale_since(s.notes),
     )
+
+
+def _stale_since(notes: tuple[Message, ...]) -> str | None:
+    """The newest commit's date of a stale-clone note, if the section has one."""
+    for n in notes:
+        if isinstance(n, Text) and n.code == "stale_clone":
+            return str(n.args.get("date", ""))
+    return None
 
 
 def _stats(entries: tuple[Entry, ...], lang: str) -> StatsView:

@@ -32,6 +32,9 @@ from repoherald.store.runs import now_text
 class LedgerStatus(StrEnum):
     SENT = "sent"
     FAILED = "failed"
+    SKIPPED = "skipped"
+    """Not sent on purpose (a day without commits, for a target without ``send_empty``):
+    not retried, and sent after all if the day's report changes."""
 
 
 @dataclass(frozen=True, slots=True)

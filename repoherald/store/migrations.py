@@ -338,6 +338,44 @@ def m0011_commit_links(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX commit_mentions_target ON commit_mentions (repo, ref, target)")
 
 
+@migration
+def m0012_ledger_skipped(conn: sqlite3.Connection) -> None:
+    """The ledger may say a day was skipped: a quiet day a target does not want.
+
+    A repository-day without commits is not sent unless the target sets
+    ``send_empty``; it is filed as ``skipped``, which is neither retried
+    (as ``failed`` is) nor taken for a delivery (as ``sent`` is). SQLite
+    cannot change a CHECK, so the table is copied into a new one.
+    """
+    _statements(
+        conn,
+        """
+        CREATE TABLE publish_ledger_new (
+            target TEXT NOT NULL,
+            repo TEXT NOT NULL,
+            day TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('sent', 'failed', 'skipped')),
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            remote_id TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT NOT NULL DEFAULT '',
+            first_attempt_at TEXT NOT NULL,
+            last_attempt_at TEXT NOT NULL,
+            sent_at TEXT,
+            PRIMARY KEY (target, repo, day)
+        );
+        INSERT INTO publish_ledger_new SELECT
+            target, repo, day, status, content, content_hash, remote_id, attempts,
+            last_error, first_attempt_at, last_attempt_at, sent_at
+        FROM publish_ledger;
+        DROP TABLE publish_ledger;
+        ALTER TABLE publish_ledger_new RENAME TO publish_ledger;
+        CREATE INDEX publish_ledger_day ON publish_ledger (day)
+        """,
+    )
+
+
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
     """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
     exists = conn.execute(

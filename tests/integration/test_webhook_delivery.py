@@ -101,8 +101,9 @@ def _check_whole_items(kind: str, texts: list[str], high: int) -> None:
         assert url == REPORT_URL or re.fullmatch(re.escape(COMMIT_URL) + "[0-9a-f]{40}", url)
     opener = "🔴 <" if kind == "slack" else "🔴 ["
     kept = [ln for text in texts for ln in text.splitlines() if ln.startswith(opener)]
-    for line in kept:
-        assert line.endswith(">" if kind == "slack" else ")"), (kind, line)
+    whole = re.escape(COMMIT_URL) + "[0-9a-f]{40}" + (r"\|[^<>]*>" if kind == "slack" else r"\)")
+    for line in kept:  # the link whole, then the item's reason
+        assert re.search(whole + "(：|: ).+$", line), (kind, line)
     assert sum(COMMIT_URL in url for url in links) == len(kept)
     more = re.search(r"另有 (\d+) 条 🔴 未列出", full)
     assert more is not None, kind  # items were left out, and it says how many
