@@ -564,6 +564,19 @@ def _pr_url(f: Facts, web: str | None) -> str | None:
     return None
 
 
+def _item(lang: str, message: Message) -> str:
+    """One list item or field in ``lang``: English ones start with a capital letter.
+
+    The catalogue's fragments are written to be joined mid-sentence
+    ("…; regression-test X"), and shown alone they read as lower-case
+    sentences. A code span or path at the start stays as written.
+    """
+    text = localise(lang, message)
+    if lang == "en" and text[:1].islower():
+        return text[0].upper() + text[1:]
+    return text
+
+
 def _analysis(a: Analysis, lang: str) -> AnalysisView:
     return AnalysisView(
         analyser=a.analyser,
@@ -571,13 +584,13 @@ def _analysis(a: Analysis, lang: str) -> AnalysisView:
         importance=a.importance,
         reasons=tuple(localise(lang, r) for r in a.reasons),
         summary=localise(lang, a.summary),
-        impact=tuple(localise(lang, x) for x in a.impact),
-        insights={k: localise(lang, v) for k, v in a.insights.items()},
+        impact=tuple(_item(lang, x) for x in a.impact),
+        insights={k: _item(lang, v) for k, v in a.insights.items()},
         risks=tuple(
-            RiskView(localise(lang, r.risk), localise(lang, r.detail), localise(lang, r.mitigation))
+            RiskView(_item(lang, r.risk), _item(lang, r.detail), _item(lang, r.mitigation))
             for r in a.risks
         ),
-        recommendations=tuple(localise(lang, x) for x in a.recommendations),
+        recommendations=tuple(_item(lang, x) for x in a.recommendations),
         description=a.description,
         error=localise(lang, a.error),
         llm_error=localise(lang, a.llm_error),

@@ -95,3 +95,12 @@ def test_an_english_report_has_no_chinese_characters_or_punctuation(
         ours = {c for c in _CJK_OR_FULL_WIDTH.findall(text) if c not in quoted}
         assert not ours, sorted(ours)
     assert "**: " in md and "**：" not in md
+
+
+def test_english_list_items_start_with_a_capital(git_repo: GitFixture, tmp_path: Path) -> None:
+    _commits(git_repo)
+    git_repo.write("src/app/core.py", "def run(x, y=0, *, z=1):\n    return x + y + z\n" * 40)
+    git_repo.commit("[Bugfix] Fix a crash in run", when=datetime(2026, 4, 2, 10, tzinfo=UTC))
+    md, _twin = _report(tmp_path / "en", tmp_path / "home", git_repo, "en", tmp_path)
+    items = re.findall(r"^(?:- |\d+\. )(?:\*\*[^*]+\*\*: )?(\S)", md, re.M)
+    assert items and all(not c.islower() for c in items), md

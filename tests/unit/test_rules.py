@@ -267,3 +267,11 @@ def test_a_failure_and_its_breadth_must_share_a_sentence() -> None:
     assert _analyse(apart, files)[1].importance is not Importance.HIGH
     assert _analyse(together, files)[1].importance is Importance.HIGH
     assert _analyse(abbreviated, files)[1].importance is Importance.HIGH
+
+
+def test_an_accuracy_score_in_a_title_is_not_a_failure() -> None:
+    files = [("pkg/rules.py", M, 20, 5)]
+    score = "Fix the verdict of releases: accuracy holdout3 0.738 -> 0.770, gold 0.913 -> 0.918"
+    failure = "Fix FP8 e4m3 accuracy: make max_offset dtype-aware"
+    assert _analyse(score, files)[1].importance is not Importance.HIGH
+    assert _analyse(failure, files)[1].importance is Importance.HIGH
