@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 from repoherald.emails import hide_emails
-from repoherald.models import to_jsonable
 from repoherald.render.affects import AffectsView, CommitRef, ImpactView
 from repoherald.render.invisible import strip_invisible
 from repoherald.render.view import CommitView, CorrectionView, ReportView, SectionView
+from repoherald.store.codec import to_jsonable
 
 SCHEMA_VERSION = 1
 

@@ -30,15 +30,17 @@ from repoherald.models import (
     Commit,
     Correction,
     Facts,
-    analysis_from_dict,
-    commit_from_dict,
-    facts_from_dict,
-    to_jsonable,
 )
 from repoherald.redact import redact
 from repoherald.store import blobapis, claims, corrections, indexes, ledger, reports
 from repoherald.store import runs as run_log
 from repoherald.store.claims import Claim, ClaimState, Verdict
+from repoherald.store.codec import (
+    analysis_from_dict,
+    commit_from_dict,
+    facts_from_dict,
+    to_jsonable,
+)
 from repoherald.store.connect import (
     DEFAULT_WAIT_SECONDS,
     Waiter,

@@ -88,7 +88,7 @@ def test_database_created_by_the_sql_string_migrations_upgrades(
     for script in scripts:
         conn.executescript(script)
     commit, facts, analysis = sample(1)
-    from repoherald.models import to_jsonable
+    from repoherald.store.codec import to_jsonable
 
     def dump(obj: object) -> str:
         return json.dumps(to_jsonable(obj), ensure_ascii=False, separators=(",", ":"))

@@ -24,10 +24,8 @@ from repoherald.models import (
     Importance,
     Person,
     Text,
-    analysis_from_dict,
-    message_from_json,
-    to_jsonable,
 )
+from repoherald.store.codec import analysis_from_dict, message_from_json, to_jsonable
 from repoherald.store.db import Store
 
 
