@@ -166,14 +166,14 @@ def _earliest(settings: Settings, days: list[date] | None) -> int:
     return int((datetime.now(UTC) - timedelta(days=7)).timestamp())
 
 
-def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> RepoRun:
+def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None, store: Store) -> RepoRun:
     """Open one repository and bucket its first-parent commits into the days."""
     tz = settings.tz
     ctx = SourceContext(
         mirrors_dir=settings.mirrors_dir,
         earliest=_earliest(settings, days),
         github=settings.github,
-        store_path=settings.db_path,
+        etags=store.etags,
     )
     source = registry.open_source(cfg, ctx)
     try:
@@ -213,7 +213,7 @@ def _run(
         for cfg in settings.repos:
             try:
                 with events.stage("source", registry.display_name(cfg)):
-                    states.append(_prepare(settings, cfg, days))
+                    states.append(_prepare(settings, cfg, days, store))
                 _warn_if_stale(states[-1], days, events)
                 _prepare_downstream(states[-1], store, events)
             except UsageError:

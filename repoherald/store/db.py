@@ -34,6 +34,7 @@ from repoherald.models import (
 from repoherald.redact import redact
 from repoherald.store import blobapis, claims, corrections, indexes, ledger, reports
 from repoherald.store import runs as run_log
+from repoherald.store.base import EtagCache
 from repoherald.store.claims import Claim, ClaimState, Verdict
 from repoherald.store.codec import (
     analysis_from_dict,
@@ -49,6 +50,7 @@ from repoherald.store.connect import (
     is_damage,
     store_error,
 )
+from repoherald.store.etags import MemoryEtags, StoreEtags
 from repoherald.store.files import (
     create_private_file,
     damaged_message,
@@ -81,6 +83,12 @@ class Store:
         self.problem: str | None = None
         """Why the store was set aside mid-run (the run goes on without it), else None."""
         self._waiter = waiter
+        self.etags: EtagCache = (
+            MemoryEtags()
+            if is_memory(path)
+            else StoreEtags(lambda: connect(path, waiter, threads=True), self._best_effort)
+        )
+        """GitHub answers for conditional requests, for the HTTP clients of this run."""
 
     @classmethod
     def open(
@@ -170,6 +178,8 @@ class Store:
         self.close()
 
     def close(self) -> None:
+        if isinstance(self.etags, StoreEtags):
+            self.etags.close()
         self.conn.close()
 
     @contextmanager
