@@ -126,6 +126,7 @@ def run(
     use_cache: bool = True,
     rebuild: bool = False,
     llm_breaker: CircuitBreaker | None = None,
+    store: Store | None = None,
 ) -> RunResult:
     """Produce (and write) the reports asked for by ``settings``.
 
@@ -135,29 +136,44 @@ def run(
     ``rebuild`` first moves the store aside (see :meth:`Store.open`).
     ``llm_breaker`` is the LLM endpoint's circuit breaker when the caller runs
     several reports against it (an open one sends the LLM nothing); by
-    default the run has its own.
+    default the run has its own. ``store`` is the caller's open store when it
+    runs several reports (``use_cache`` and ``rebuild`` were its to choose);
+    by default the run opens ``settings.db_path`` and closes it when done.
     """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
     for notice in settings.selection.notices:
         emitter.say(notice)
+    if store is not None:
+        return _logged(settings, store, emitter, command, llm_breaker)
     with Store.open(
         settings.db_path,
         rebuild=rebuild,
         use_cache=use_cache,
         on_wait=lambda message: emitter.say(message, "store"),
-    ) as store:
-        run_id = store.start_run(command)
-        try:
-            result = _run(settings, store, emitter, llm_breaker)
-        except BaseException as exc:
-            # Record why in the run log, then let the CLI report it.
-            store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
-            raise
-        if store.problem:
-            result.failures.append(f"store: {store.problem}")
-        status = "ok" if result.ok else "failed"
-        store.finish_run(run_id, status, result.commits, result.analysed, result.failures)
-        return result
+    ) as opened:
+        return _logged(settings, opened, emitter, command, llm_breaker)
+
+
+def _logged(
+    settings: Settings,
+    store: Store,
+    emitter: Emitter,
+    command: str,
+    llm_breaker: CircuitBreaker | None,
+) -> RunResult:
+    """:func:`_run`, recorded in the store's log of runs however it ends."""
+    run_id = store.start_run(command)
+    try:
+        result = _run(settings, store, emitter, llm_breaker)
+    except BaseException as exc:
+        # Record why in the run log, then let the CLI report it.
+        store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
+        raise
+    if store.problem:
+        result.failures.append(f"store: {store.problem}")
+    status = "ok" if result.ok else "failed"
+    store.finish_run(run_id, status, result.commits, result.analysed, result.failures)
+    return result
 
 
 def _earliest(settings: Settings, days: list[date] | None) -> int:

@@ -143,12 +143,10 @@ def _shown(path: Path, archive: Path | None) -> str:
 def report_rows(store: Store, repo: str, days: Iterable[date], lang: str) -> dict[date, Path]:
     """The archived ``.md`` of each day of ``repo`` (``lang`` preferred when several exist)."""
     out: dict[date, tuple[bool, Path]] = {}
-    wanted = {d.isoformat() for d in days}
-    rows = store.conn.execute("SELECT day, lang, path FROM reports WHERE repo = ?", (repo,))
-    for day_text, row_lang, path in rows:
-        if day_text not in wanted:
+    wanted = set(days)
+    for d, row_lang, path in store.reported_days(repo):
+        if d not in wanted:
             continue
-        d = date.fromisoformat(day_text)
         preferred = row_lang == lang
         if d not in out or (preferred and not out[d][0]):
             out[d] = (preferred, Path(path))

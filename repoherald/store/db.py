@@ -416,6 +416,10 @@ class Store:
 
         self._best_effort(op, None)
 
+    def reported_days(self, repo: str) -> list[tuple[date, str, str]]:
+        """``(day, language, report path)`` of every report recorded for ``repo``."""
+        return self._required_op(lambda: reports.days_of(self.conn, repo))
+
     def latest_report_day(self, repo: str) -> date | None:
         """The newest day reported for ``repo`` in any language, or None."""
         return self._required_op(lambda: reports.latest_day(self.conn, repo))
