@@ -14,7 +14,7 @@ from repoherald.config.settings import build_settings
 from repoherald.errors import UsageError
 from repoherald.pipeline.service import report_key, select_repos
 from repoherald.publish.deliver import Batch, Outcome, deliver_days, report_rows
-from repoherald.store.db import Store
+from repoherald.store.opener import open_store
 
 
 @click.command("publish")
@@ -50,7 +50,7 @@ def publish_command(
         settings = build_settings(debug=debug, no_llm=True, **options)
         chosen = _targets(settings.publish, targets)
         batch = Batch(force=force)  # digest targets: one message once every repository is read
-        with Store.open(settings.db_path) as store:
+        with open_store(settings.db_path) as store:
             for cfg in select_repos(settings.repos):
                 key = report_key(cfg)
                 lang = cfg.lang or settings.lang

@@ -44,7 +44,8 @@ from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.sources import registry
 from repoherald.sources.base import SourceContext
-from repoherald.store.db import Store
+from repoherald.store.base import Store
+from repoherald.store.opener import open_store
 
 log = logging.getLogger("repoherald")
 
@@ -133,7 +134,7 @@ def run(
     ``events`` receives :class:`~repoherald.pipeline.events.Event` objects:
     stage start/end with timings, LLM progress and one-line messages.
     ``use_cache=False`` analyses everything again (and refreshes the cache);
-    ``rebuild`` first moves the store aside (see :meth:`Store.open`).
+    ``rebuild`` first moves the store aside (see :func:`~repoherald.store.opener.open_store`).
     ``llm_breaker`` is the LLM endpoint's circuit breaker when the caller runs
     several reports against it (an open one sends the LLM nothing); by
     default the run has its own. ``store`` is the caller's open store when it
@@ -145,7 +146,7 @@ def run(
         emitter.say(notice)
     if store is not None:
         return _logged(settings, store, emitter, command, llm_breaker)
-    with Store.open(
+    with open_store(
         settings.db_path,
         rebuild=rebuild,
         use_cache=use_cache,

@@ -25,7 +25,8 @@ from repoherald.pipeline.run import RunResult, run
 from repoherald.publish.archive import safe_component
 from repoherald.publish.deliver import Batch, Outcome, deliver_days, failed_days, report_rows
 from repoherald.sources import registry
-from repoherald.store.db import Store
+from repoherald.store.base import Store
+from repoherald.store.opener import open_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +175,7 @@ def run_all(
     sinks = events if isinstance(events, tuple) else (events,)
     emitter = Emitter(sinks)
     chosen = select_repos(settings.repos, only, shard)
-    with Store.open(
+    with open_store(
         settings.db_path,
         rebuild=rebuild,
         use_cache=use_cache,

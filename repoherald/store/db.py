@@ -70,8 +70,9 @@ T = TypeVar("T")
 _CHUNK = 500
 
 
-class Store:
-    """One SQLite database file; open it with :meth:`open`."""
+class SqliteStore:
+    """The store in one SQLite database file (see :class:`repoherald.store.base.Store`);
+    open it with :meth:`open`."""
 
     def __init__(
         self, conn: sqlite3.Connection, path: Path, waiter: Waiter, use_cache: bool = True
@@ -99,7 +100,7 @@ class Store:
         use_cache: bool = True,
         on_wait: Callable[[str], None] | None = None,
         wait_seconds: float = DEFAULT_WAIT_SECONDS,
-    ) -> Store:
+    ) -> SqliteStore:
         """Open (creating if needed) and migrate the database at ``path``.
 
         ``rebuild`` first moves an existing store aside (kept as
@@ -166,7 +167,7 @@ class Store:
         if reason:
             raise StoreDamagedError(redact(damaged_message(self.path, reason)))
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> SqliteStore:
         return self
 
     def __exit__(

@@ -9,7 +9,7 @@ serves the cache in a run, so the store does not grow with every day ever
 reported.
 
 The GitHub client sees only :class:`~repoherald.store.base.EtagCache`: the
-store's :attr:`~repoherald.store.db.Store.etags` in a run, or
+store's :attr:`~repoherald.store.base.Store.etags` in a run, or
 :class:`MemoryEtags` where no store is open (a publisher, a unit test).
 """
 

@@ -15,7 +15,7 @@ import pytest
 
 from repoherald import redact
 from repoherald.errors import StoreDamagedError
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from repoherald.store.files import ensure_private_dir
 from repoherald.store.ledger import LedgerStatus, content_hash
 from repoherald.store.migrations import MIGRATIONS
