@@ -44,7 +44,7 @@ from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.sources import registry
 from repoherald.sources.base import SourceContext
-from repoherald.store.base import Store
+from repoherald.store.base import EtagCache, Store
 from repoherald.store.opener import open_store
 
 log = logging.getLogger("repoherald")
@@ -183,14 +183,19 @@ def _earliest(settings: Settings, days: list[date] | None) -> int:
     return int((datetime.now(UTC) - timedelta(days=7)).timestamp())
 
 
-def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None, store: Store) -> RepoRun:
-    """Open one repository and bucket its first-parent commits into the days."""
+def _prepare(
+    settings: Settings, cfg: RepoConfig, days: list[date] | None, etags: EtagCache | None = None
+) -> RepoRun:
+    """Open one repository and bucket its first-parent commits into the days.
+
+    ``etags``: the run's store's, so HTTP sources ask only for what changed.
+    """
     tz = settings.tz
     ctx = SourceContext(
         mirrors_dir=settings.mirrors_dir,
         earliest=_earliest(settings, days),
         github=settings.github,
-        etags=store.etags,
+        etags=etags,
     )
     source = registry.open_source(cfg, ctx)
     try:
@@ -230,7 +235,7 @@ def _run(
         for cfg in settings.repos:
             try:
                 with events.stage("source", registry.display_name(cfg)):
-                    states.append(_prepare(settings, cfg, days, store))
+                    states.append(_prepare(settings, cfg, days, store.etags))
                 _warn_if_stale(states[-1], days, events)
                 _prepare_downstream(states[-1], store, events)
             except UsageError:
