@@ -17,8 +17,8 @@ from pathlib import Path
 
 from repoherald.errors import PublishError, UsageError
 from repoherald.models import ChangeType, Correction, Importance
+from repoherald.store.base import Store
 from repoherald.store.corrections import Marked
-from repoherald.store.db import Store
 
 TSV_COLUMNS = ("repo", "sha", "committed", "title", "type", "importance", "note")
 """The columns of the benchmarks' ``commits.tsv`` (``bench/goldset.py`` reads them)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture
 
 

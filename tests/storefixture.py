@@ -28,7 +28,7 @@ from repoherald.models import (
     Importance,
     Person,
 )
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 
 EXTRACTOR = "facts/test"
 ANALYSER = "rules/test"

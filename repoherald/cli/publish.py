@@ -15,7 +15,7 @@ from repoherald.errors import UsageError
 from repoherald.pipeline.service import report_key, select_repos
 from repoherald.publish.archived import Archive, archived_reports
 from repoherald.publish.deliver import Batch, Outcome, deliver_days
-from repoherald.store.db import Store
+from repoherald.store.opener import open_store
 
 
 @click.command("publish")
@@ -57,7 +57,7 @@ def publish_command(
         chosen = _targets(settings.publish, targets)
         batch = Batch(force=force)  # digest targets: one message once every repository is read
         archive = Archive(settings.out_dir, settings.path_template)
-        with Store.open(settings.db_path) as store:
+        with open_store(settings.db_path) as store:
             for cfg in select_repos(settings.repos):
                 key = report_key(cfg)
                 lang = cfg.lang or settings.lang

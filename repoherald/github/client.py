@@ -1,7 +1,7 @@
 """A GitHub REST client that is a good API citizen, over an injected ``httpx.Client``.
 
 * **Conditional requests.** Every answer with an ETag is kept (body and
-  ``Link`` header) in :class:`~repoherald.github.etags.EtagCache`; the next
+  ``Link`` header) in an :class:`~repoherald.store.base.EtagCache`; the next
   request for the same URL sends ``If-None-Match`` and a ``304`` (free: GitHub
   does not count it) is answered from the cache. Objects addressed by their
   SHA never change, so those are read from the cache without asking.
@@ -45,7 +45,6 @@ import httpx
 
 from repoherald.github.budget import StageBudget
 from repoherald.github.errors import AmbiguousWriteError, GitHubError, github_message
-from repoherald.github.etags import EtagCache
 from repoherald.github.ratelimit import MAX_RATE_LIMIT_WAITS, RateLimits
 from repoherald.httppolicy import (
     GITHUB,
@@ -57,6 +56,7 @@ from repoherald.httppolicy import (
     retry_after,
     send,
 )
+from repoherald.store.base import EtagCache
 
 log = logging.getLogger("repoherald.github")
 
@@ -168,9 +168,7 @@ class GitHubClient:
         return self.limits.with_deadline(min(self.limits.deadline, stage.left()))
 
     def close(self) -> None:
-        self._http.close()
-        if self._cache is not None:
-            self._cache.close()
+        self._http.close()  # the cache is the store's (or memory): whoever made it keeps it
 
     # -- public calls --------------------------------------------------------
 

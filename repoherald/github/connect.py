@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from pathlib import Path
 
 import httpx
 
@@ -20,9 +19,10 @@ from repoherald import __version__
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import SourceError
 from repoherald.github.client import GitHubClient
-from repoherald.github.etags import EtagCache
 from repoherald.httppolicy import GITHUB, Limits, new_client
 from repoherald.redact import secret_env
+from repoherald.store.base import EtagCache
+from repoherald.store.etags import MemoryEtags
 
 log = logging.getLogger("repoherald.github")
 
@@ -76,13 +76,15 @@ def warn_anonymous(token_env: str) -> None:
 def open_client(
     settings: GitHubSettings,
     repo: str,
-    store_path: Path | None,
+    etags: EtagCache | None,
     *,
     token: str | None,
     transport: httpx.BaseTransport | None = None,
     limits: Limits = GITHUB,
 ) -> GitHubClient:
-    """A client for ``repo`` with the store's ETag cache (network-free until the first call).
+    """A client for ``repo`` keeping ETags in ``etags`` (the run's store; None: in memory).
+
+    Network-free until the first call.
 
     Requests follow :mod:`repoherald.httppolicy` (``limits``: deadline, body size,
     redirects, capped waits).
@@ -109,7 +111,7 @@ def open_client(
         repo=repo,
         token_env=settings.token_env,
         anonymous=not token,
-        cache=EtagCache.open(store_path),
+        cache=etags if etags is not None else MemoryEtags(),
         concurrency=settings.concurrency,
         max_wait_seconds=settings.max_wait_seconds,
         backoff=settings.retry_backoff,

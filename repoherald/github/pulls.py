@@ -14,7 +14,6 @@ token it says so instead of spending the anonymous limit.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from typing import Any
 
 from repoherald.config.endpoints import GitHubSettings
@@ -26,6 +25,7 @@ from repoherald.github.parse import ShapeError, number, pick_pull, pull_from_jso
 from repoherald.github.ref import RepoRef, repo_from_web_url
 from repoherald.models import PullRequest
 from repoherald.redact import secret_env
+from repoherald.store.base import EtagCache
 
 
 def fetch_pull_request(
@@ -63,13 +63,13 @@ class PullRequestLookup:
         self,
         ref: RepoRef,
         settings: GitHubSettings,
-        store_path: Path | None,
+        etags: EtagCache | None,
         token: str,
         label: str,
     ) -> None:
         self._ref = ref
         self._settings = settings
-        self._store_path = store_path
+        self._etags = etags
         self._token = token
         self._label = label
         self._client: GitHubClient | None = None
@@ -81,7 +81,7 @@ class PullRequestLookup:
         github: str | None,
         web_url: str | None,
         settings: GitHubSettings,
-        store_path: Path | None,
+        etags: EtagCache | None,
         label: str,
     ) -> PullRequestLookup | None:
         """A lookup when ``github = "owner/name"`` or a GitHub ``web_url`` and a token exist."""
@@ -95,13 +95,13 @@ class PullRequestLookup:
             parse_api_url(settings.api_url, label)
         except SourceError:
             return None
-        return cls(ref, settings, store_path, token, label)
+        return cls(ref, settings, etags, token, label)
 
     def pull_request(self, sha: str, branch: str) -> PullRequest | None:
         with self._lock:
             if self._client is None:
                 self._client = open_client(
-                    self._settings, self._label, self._store_path, token=self._token
+                    self._settings, self._label, self._etags, token=self._token
                 )
             client = self._client
         return fetch_pull_request(client, self._ref, sha, branch)

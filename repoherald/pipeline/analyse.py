@@ -39,7 +39,7 @@ from repoherald.models import (
 )
 from repoherald.pipeline.events import DayPosition, Emitter, Event
 from repoherald.sources.base import Source
-from repoherald.store.db import Store
+from repoherald.store.base import Store
 
 if TYPE_CHECKING:  # imported only by runs that check downstream code
     from repoherald.pipeline.downstream import DownstreamRun

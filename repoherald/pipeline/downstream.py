@@ -57,7 +57,7 @@ from repoherald.sources.checkout import (
     index_key,
     not_a_directory,
 )
-from repoherald.store.db import Store
+from repoherald.store.base import Store
 
 CONTAINED_ERRORS = (RecursionError, ValueError, KeyError, IndexError, TypeError, UnicodeError)
 """A bug of ours on one strange commit or file must not cost the report."""

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from repoherald.analysis.related import REVERSE, mentions, title_key, title_keys_for
 from repoherald.models import Entry, Mention, Related
 from repoherald.render.view import local_time
-from repoherald.store.db import Store
+from repoherald.store.base import Store
 from repoherald.store.links import Indexed, Known
 
 

@@ -46,7 +46,8 @@ from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.sources import registry
 from repoherald.sources.base import SourceContext, fetch_budget
-from repoherald.store.db import Store
+from repoherald.store.base import EtagCache, Store
+from repoherald.store.opener import open_store
 
 log = logging.getLogger("repoherald")
 
@@ -129,39 +130,57 @@ def run(
     rebuild: bool = False,
     llm_breaker: CircuitBreaker | None = None,
     llm_time: StageTime | None = None,
+    store: Store | None = None,
 ) -> RunResult:
     """Produce (and write) the reports asked for by ``settings``.
 
     ``events`` receives :class:`~repoherald.pipeline.events.Event` objects:
     stage start/end with timings, LLM progress and one-line messages.
     ``use_cache=False`` analyses everything again (and refreshes the cache);
-    ``rebuild`` first moves the store aside (see :meth:`Store.open`).
+    ``rebuild`` first moves the store aside (see :func:`~repoherald.store.opener.open_store`).
     ``llm_breaker`` is the LLM endpoint's circuit breaker when the caller runs
     several reports against it (an open one sends the LLM nothing); by
     default the run has its own. ``llm_time`` likewise: the LLM stage's time
     budget, shared by several reports (by default ``[llm] stage_timeout`` for this one).
+    ``store`` is the caller's open store when it
+    runs several reports (``use_cache`` and ``rebuild`` were its to choose);
+    by default the run opens ``settings.db_path`` and closes it when done.
     """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
     for notice in settings.selection.notices:
         emitter.say(notice)
-    with Store.open(
+    if store is not None:
+        return _logged(settings, store, emitter, command, llm_breaker, llm_time)
+    with open_store(
         settings.db_path,
         rebuild=rebuild,
         use_cache=use_cache,
         on_wait=lambda message: emitter.say(message, "store"),
-    ) as store:
-        run_id = store.start_run(command)
-        try:
-            result = _run(settings, store, emitter, llm_breaker, llm_time)
-        except BaseException as exc:
-            # Record why in the run log, then let the CLI report it.
-            store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
-            raise
-        if store.problem:
-            result.failures.append(f"store: {store.problem}")
-        status = "ok" if result.ok else "failed"
-        store.finish_run(run_id, status, result.commits, result.analysed, result.failures)
-        return result
+    ) as opened:
+        return _logged(settings, opened, emitter, command, llm_breaker, llm_time)
+
+
+def _logged(
+    settings: Settings,
+    store: Store,
+    emitter: Emitter,
+    command: str,
+    llm_breaker: CircuitBreaker | None,
+    llm_time: StageTime | None,
+) -> RunResult:
+    """:func:`_run`, recorded in the store's log of runs however it ends."""
+    run_id = store.start_run(command)
+    try:
+        result = _run(settings, store, emitter, llm_breaker, llm_time)
+    except BaseException as exc:
+        # Record why in the run log, then let the CLI report it.
+        store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
+        raise
+    if store.problem:
+        result.failures.append(f"store: {store.problem}")
+    status = "ok" if result.ok else "failed"
+    store.finish_run(run_id, status, result.commits, result.analysed, result.failures)
+    return result
 
 
 def _earliest(settings: Settings, days: list[date] | None) -> int:
@@ -170,14 +189,19 @@ def _earliest(settings: Settings, days: list[date] | None) -> int:
     return int((datetime.now(UTC) - timedelta(days=7)).timestamp())
 
 
-def _prepare(settings: Settings, cfg: RepoConfig, days: list[date] | None) -> RepoRun:
-    """Open one repository and bucket its first-parent commits into the days."""
+def _prepare(
+    settings: Settings, cfg: RepoConfig, days: list[date] | None, etags: EtagCache | None = None
+) -> RepoRun:
+    """Open one repository and bucket its first-parent commits into the days.
+
+    ``etags``: the run's store's, so HTTP sources ask only for what changed.
+    """
     tz = settings.tz
     ctx = SourceContext(
         mirrors_dir=settings.mirrors_dir,
         earliest=_earliest(settings, days),
         github=settings.github,
-        store_path=settings.db_path,
+        etags=etags,
     )
     source = registry.open_source(cfg, ctx)
     try:
@@ -221,7 +245,7 @@ def _run(
         for cfg in settings.repos:
             try:
                 with events.stage("source", registry.display_name(cfg)):
-                    states.append(_prepare(settings, cfg, days))
+                    states.append(_prepare(settings, cfg, days, store.etags))
                 _warn_if_stale(states[-1], days, events)
                 _prepare_downstream(states[-1], store, events)
             except UsageError:

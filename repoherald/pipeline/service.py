@@ -28,7 +28,8 @@ from repoherald.publish.archive import safe_component
 from repoherald.publish.archived import Archive, archived_reports
 from repoherald.publish.deliver import Batch, Outcome, deliver_days, failed_days
 from repoherald.sources import registry
-from repoherald.store.db import Store
+from repoherald.store.base import Store
+from repoherald.store.opener import open_store
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,22 +173,40 @@ def run_all(
 
     ``rebuild`` moves the store aside once, before the first repository (the
     record of reported days is carried over, so catch-up still knows them).
+    The store is opened once and handed to every repository's stages.
     """
     sinks = events if isinstance(events, tuple) else (events,)
+    emitter = Emitter(sinks)
+    chosen = select_repos(settings.repos, only, shard)
+    with open_store(
+        settings.db_path,
+        rebuild=rebuild,
+        use_cache=use_cache,
+        on_wait=lambda message: emitter.say(message, "store"),
+    ) as store:
+        return _run_all(settings, store, chosen, catch_up, sinks, force)
+
+
+def _run_all(
+    settings: Settings,
+    store: Store,
+    chosen: list[RepoConfig],
+    catch_up: bool,
+    sinks: tuple[EventSink, ...],
+    force: bool,
+) -> ServiceResult:
     emitter = Emitter(sinks)
     result = ServiceResult()
     # One breaker for the whole run: once the endpoint is found dead, the
     # repositories after it skip the LLM instead of each paying the attempts.
     breaker = endpoint_breaker(settings.llm) if settings.llm else None
     llm_time = StageTime(settings.llm.stage_timeout) if settings.llm else None  # the whole run's
-    if rebuild:
-        Store.open(settings.db_path, rebuild=True).close()
     batch = Batch(force=force)  # digest targets: one message once every repository is done
-    for cfg in select_repos(settings.repos, only, shard):
+    for cfg in chosen:
         key = report_key(cfg)
         repo_settings = _settings_for(settings, cfg, key)
         if catch_up:
-            selection, note = _catch_up(repo_settings, key)
+            selection, note = _catch_up(repo_settings, key, store)
             if note:
                 emitter.say(f"{key}: {note}")
         else:
@@ -201,17 +220,16 @@ def run_all(
                 outcome.result = run(
                     replace(repo_settings, selection=selection),
                     events=sinks,
-                    use_cache=use_cache,
                     llm_breaker=breaker,
                     llm_time=llm_time,
+                    store=store,
                 )
             except RepoheraldError as exc:
                 outcome.error = str(exc)
         if settings.publish:
-            outcome.deliveries = _deliver(repo_settings, key, outcome, force, batch, emitter)
+            outcome.deliveries = _deliver(repo_settings, store, key, outcome, force, batch, emitter)
     if batch.pending:
-        with Store.open(settings.db_path) as store:
-            held = batch.flush(store)
+        held = batch.flush(store)
         by_name = {o.name: o for o in result.outcomes}
         for delivery in held:
             by_name[delivery.repo].deliveries.append(delivery)
@@ -220,6 +238,7 @@ def run_all(
 
 def _deliver(
     settings: Settings,
+    store: Store,
     key: str,
     outcome: RepoOutcome,
     force: bool,
@@ -228,22 +247,21 @@ def _deliver(
 ) -> list[Outcome]:
     """Publish the days just reported, and retry the days whose delivery failed before."""
     days = set(d.day for d in outcome.result.days) if outcome.result else set()
-    with Store.open(settings.db_path) as store:
-        days |= failed_days(store, settings.publish, key)
-        archive = Archive(settings.out_dir, settings.path_template)
-        found = archived_reports(store, key, days, settings.lang, archive)
-        for note in found.notes:
-            events.say(note, "publish", key)
-        return deliver_days(
-            store,
-            settings.publish,
-            key,
-            found.paths,
-            settings.lang,
-            force=force,
-            batch=batch,
-            archive=settings.out_dir,
-        )
+    days |= failed_days(store, settings.publish, key)
+    archive = Archive(settings.out_dir, settings.path_template)
+    found = archived_reports(store, key, days, settings.lang, archive)
+    for note in found.notes:
+        events.say(note, "publish", key)
+    return deliver_days(
+        store,
+        settings.publish,
+        key,
+        found.paths,
+        settings.lang,
+        force=force,
+        batch=batch,
+        archive=settings.out_dir,
+    )
 
 
 def _settings_for(settings: Settings, cfg: RepoConfig, key: str) -> Settings:
@@ -256,9 +274,8 @@ def _settings_for(settings: Settings, cfg: RepoConfig, key: str) -> Settings:
     )
 
 
-def _catch_up(settings: Settings, key: str) -> tuple[DaySelection, str | None]:
+def _catch_up(settings: Settings, key: str, store: Store) -> tuple[DaySelection, str | None]:
     today = datetime.now(ZoneInfo(settings.tz_name)).date()
-    with Store.open(settings.db_path) as store:
-        last = store.latest_report_day(key)
+    last = store.latest_report_day(key)
     days, note = catch_up_days(last, today, settings.max_catch_up_days)
     return DaySelection(days=days, today=today), note

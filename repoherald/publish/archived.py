@@ -18,7 +18,7 @@ from datetime import date
 from pathlib import Path
 
 from repoherald.publish.layout import UNTAGGED_LANG, report_path
-from repoherald.store.db import Store
+from repoherald.store.base import Store
 from repoherald.store.ledger import content_hash
 
 
@@ -95,13 +95,9 @@ def archived_reports(
 
 def _rows(store: Store, repo: str, wanted: set[str]) -> dict[date, list[_Row]]:
     found: dict[date, list[_Row]] = {}
-    cursor = store.conn.execute(
-        "SELECT day, lang, path, content_hash FROM reports WHERE repo = ?", (repo,)
-    )
-    for day_text, row_lang, path, digest in cursor:
-        if day_text in wanted:
-            row = _Row(row_lang, Path(path), digest or "")
-            found.setdefault(date.fromisoformat(day_text), []).append(row)
+    for day, row_lang, path, digest in store.reported_days(repo):
+        if day.isoformat() in wanted:
+            found.setdefault(day, []).append(_Row(row_lang, Path(path), digest))
     return found
 
 

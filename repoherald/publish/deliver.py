@@ -46,8 +46,8 @@ from repoherald.publish.base import (
 from repoherald.publish.dry_run import preview
 from repoherald.publish.rollup import ends_week, is_quiet, week_ending, weekly_rollup
 from repoherald.redact import redact
+from repoherald.store.base import Store
 from repoherald.store.claims import Decision, Verdict
-from repoherald.store.db import Store
 from repoherald.store.ledger import LedgerStatus
 
 CHANGED = "changed"

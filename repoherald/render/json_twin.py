@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from repoherald.emails import hide_emails
-from repoherald.models import to_jsonable
 from repoherald.render.affects import AffectsView, CommitRef, ImpactView
 from repoherald.render.invisible import strip_invisible
 from repoherald.render.view import (
@@ -21,6 +20,7 @@ from repoherald.render.view import (
     ReportView,
     SectionView,
 )
+from repoherald.store.codec import to_jsonable
 
 SCHEMA_VERSION = 1
 

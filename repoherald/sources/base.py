@@ -24,6 +24,7 @@ from typing import Protocol, runtime_checkable
 
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.models import Commit, FileChange, PullRequest
+from repoherald.store.base import EtagCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +56,8 @@ class SourceContext:
     """Seconds since the epoch: the history must reach back at least this far."""
     github: GitHubSettings = field(default_factory=GitHubSettings)
     """The GitHub API, for ``github:`` sources and pull-request context."""
-    store_path: Path | None = None
-    """The SQLite store, where HTTP backends keep ETags; None keeps them in memory."""
+    etags: EtagCache | None = None
+    """Where HTTP backends keep ETags (the run's store); None keeps them in memory."""
 
 
 @runtime_checkable

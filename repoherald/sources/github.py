@@ -522,7 +522,7 @@ def open_github(
     label = cfg.name or text
     ref = RepoRef.parse(text, label)
     token = read_token(ctx.github, label, required=True)
-    client = open_client(ctx.github, label, ctx.store_path, token=token, transport=transport)
+    client = open_client(ctx.github, label, ctx.etags, token=token, transport=transport)
     if not token:
         warn_anonymous(ctx.github.token_env)
     try:

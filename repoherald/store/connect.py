@@ -92,9 +92,14 @@ def store_error(exc: sqlite3.Error, waiter: Waiter) -> StoreError:
     )
 
 
-def connect(path: Path, waiter: Waiter) -> sqlite3.Connection:
-    """Open ``path`` in WAL mode with the busy timeout set before anything else runs."""
-    conn = sqlite3.connect(path, timeout=waiter.wait_seconds, isolation_level=None)
+def connect(path: Path, waiter: Waiter, *, threads: bool = False) -> sqlite3.Connection:
+    """Open ``path`` in WAL mode with the busy timeout set before anything else runs.
+
+    ``threads``: the connection may be used from any thread (its user serialises the calls).
+    """
+    conn = sqlite3.connect(
+        path, timeout=waiter.wait_seconds, isolation_level=None, check_same_thread=not threads
+    )
     try:
         _switch_to_wal(conn, waiter)
         conn.execute("PRAGMA synchronous=NORMAL")

@@ -16,9 +16,8 @@ from repoherald.models import (
     Commit,
     Correction,
     Importance,
-    analysis_from_dict,
-    commit_from_dict,
 )
+from repoherald.store.codec import analysis_from_dict, commit_from_dict
 from repoherald.store.rows import Unreadable, decode
 from repoherald.store.runs import now_text
 

@@ -31,15 +31,18 @@ from repoherald.models import (
     Correction,
     Facts,
     Mention,
+)
+from repoherald.redact import redact
+from repoherald.store import blobapis, claims, corrections, indexes, ledger, links, reports
+from repoherald.store import runs as run_log
+from repoherald.store.base import EtagCache
+from repoherald.store.claims import Claim, ClaimState, Verdict
+from repoherald.store.codec import (
     analysis_from_dict,
     commit_from_dict,
     facts_from_dict,
     to_jsonable,
 )
-from repoherald.redact import redact
-from repoherald.store import blobapis, claims, corrections, indexes, ledger, links, reports
-from repoherald.store import runs as run_log
-from repoherald.store.claims import Claim, ClaimState, Verdict
 from repoherald.store.connect import (
     DEFAULT_WAIT_SECONDS,
     Waiter,
@@ -48,6 +51,7 @@ from repoherald.store.connect import (
     is_damage,
     store_error,
 )
+from repoherald.store.etags import MemoryEtags, StoreEtags
 from repoherald.store.files import (
     create_private_file,
     damaged_message,
@@ -68,8 +72,9 @@ T = TypeVar("T")
 _CHUNK = 500
 
 
-class Store:
-    """One SQLite database file; open it with :meth:`open`."""
+class SqliteStore:
+    """The store in one SQLite database file (see :class:`repoherald.store.base.Store`);
+    open it with :meth:`open`."""
 
     def __init__(
         self, conn: sqlite3.Connection, path: Path, waiter: Waiter, use_cache: bool = True
@@ -81,6 +86,12 @@ class Store:
         self.problem: str | None = None
         """Why the store was set aside mid-run (the run goes on without it), else None."""
         self._waiter = waiter
+        self.etags: EtagCache = (
+            MemoryEtags()
+            if is_memory(path)
+            else StoreEtags(lambda: connect(path, waiter, threads=True), self._best_effort)
+        )
+        """GitHub answers for conditional requests, for the HTTP clients of this run."""
 
     @classmethod
     def open(
@@ -91,7 +102,7 @@ class Store:
         use_cache: bool = True,
         on_wait: Callable[[str], None] | None = None,
         wait_seconds: float = DEFAULT_WAIT_SECONDS,
-    ) -> Store:
+    ) -> SqliteStore:
         """Open (creating if needed) and migrate the database at ``path``.
 
         ``rebuild`` first moves an existing store aside (kept as
@@ -158,7 +169,7 @@ class Store:
         if reason:
             raise StoreDamagedError(redact(damaged_message(self.path, reason)))
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> SqliteStore:
         return self
 
     def __exit__(
@@ -170,6 +181,8 @@ class Store:
         self.close()
 
     def close(self) -> None:
+        if isinstance(self.etags, StoreEtags):
+            self.etags.close()
         self.conn.close()
 
     @contextmanager
@@ -405,6 +418,10 @@ class Store:
                 reports.record(self.conn, repo, day, lang, commits, high, path, text)
 
         self._best_effort(op, None)
+
+    def reported_days(self, repo: str) -> list[tuple[date, str, str, str]]:
+        """``(day, language, report path, content hash)`` of every report recorded for ``repo``."""
+        return self._required_op(lambda: reports.days_of(self.conn, repo))
 
     def latest_report_day(self, repo: str) -> date | None:
         """The newest day reported for ``repo`` in any language, or None."""

@@ -187,7 +187,7 @@ def m0005_publish_ledger(conn: sqlite3.Connection) -> None:
 
 @migration
 def m0006_github_etags(conn: sqlite3.Connection) -> None:
-    """The GitHub client's conditional-request cache (:mod:`repoherald.github.etags`).
+    """The GitHub client's conditional-request cache (:mod:`repoherald.store.etags`).
 
     The body and ``Link`` header of each answer that carried an ETag, keyed by
     URL (never a token), so a re-run can send ``If-None-Match`` and read a

@@ -30,3 +30,9 @@ def record(
 def latest_day(conn: sqlite3.Connection, repo: str) -> date | None:
     row = conn.execute("SELECT MAX(day) FROM reports WHERE repo = ?", (repo,)).fetchone()
     return date.fromisoformat(row[0]) if row and row[0] else None
+
+
+def days_of(conn: sqlite3.Connection, repo: str) -> list[tuple[date, str, str, str]]:
+    """``(day, language, path, content hash)`` of every report recorded for ``repo``."""
+    rows = conn.execute("SELECT day, lang, path, content_hash FROM reports WHERE repo = ?", (repo,))
+    return [(date.fromisoformat(d), lang, path, digest or "") for d, lang, path, digest in rows]

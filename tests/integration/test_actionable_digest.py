@@ -28,7 +28,7 @@ from repoherald.publish.deliver import deliver_days, failed_days
 from repoherald.publish.email import EmailPublisher
 from repoherald.render import escape
 from repoherald.render.digest import TITLE_MAX, why_listed
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from repoherald.store.ledger import LedgerStatus
 from tests.downstream_pair import PLUGIN, build_upstream
 from tests.gitfixture import GitFixture

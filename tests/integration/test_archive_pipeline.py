@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from repoherald.config import build_settings
 from repoherald.errors import ConfigError, PublishError
 from repoherald.pipeline import run
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture, run_repoherald
 
 DAY = "2025-06-10"

@@ -27,7 +27,7 @@ from repoherald.pipeline.analyse import API_CODEC, analyse_day, keep_parses
 from repoherald.pipeline.events import Emitter
 from repoherald.pipeline.run import _prepare
 from repoherald.store import blobapis
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from repoherald.models import Mention
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from repoherald.store.links import Indexed, Known
 
 A = "abcdef1" + "0" * 33

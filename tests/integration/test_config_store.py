@@ -10,7 +10,7 @@ import pytest
 
 from repoherald.config import build_settings
 from repoherald.errors import ConfigError, StoreError, UsageError
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from repoherald.store.migrations import MIGRATIONS
 
 NOW = datetime(2026, 3, 10, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai

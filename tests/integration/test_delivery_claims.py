@@ -12,7 +12,7 @@ import pytest
 
 from repoherald.store import claims
 from repoherald.store.claims import Decision, Owner
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from repoherald.store.ledger import LedgerStatus
 
 DAY = date(2026, 8, 20)

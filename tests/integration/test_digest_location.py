@@ -15,7 +15,7 @@ from repoherald.config import NamedTarget
 from repoherald.publish import registry
 from repoherald.publish.deliver import deliver_days, load_publication
 from repoherald.publish.webhook import WebhookOptions, WebhookPublisher
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.integration.test_webhook_delivery import TOKEN, _days_on_disk
 from tests.webhook_server import webhook_server
 

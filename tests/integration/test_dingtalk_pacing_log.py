@@ -12,7 +12,7 @@ import pytest
 
 from repoherald.publish.deliver import deliver_days
 from repoherald.publish.pacing import RobotPacer
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.integration.test_webhook_delivery import (
     SECRET,
     TOKEN,

@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from repoherald.config import build_settings
 from repoherald.pipeline.run import run
 from repoherald.sources.checkout import index_checkout, index_key
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.downstream_pair import DAY, PLUGIN, build_upstream, write_plugin
 from tests.gitfixture import GitFixture
 

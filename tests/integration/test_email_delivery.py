@@ -36,7 +36,7 @@ from repoherald.publish.email import EmailOptions, EmailPublisher
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.markdown_links import heading_ids_and_links
 from tests.smtp_server import (
     PASSWORD,

@@ -28,7 +28,7 @@ from repoherald.config import NamedTarget
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_one
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture, run_repoherald, start_repoherald
 from tests.github_server import FakeGitHub
 from tests.smtp_server import SMTPServer, make_certificate, smtp_server

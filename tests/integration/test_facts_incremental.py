@@ -25,7 +25,7 @@ from repoherald.pipeline.analyse import analyse_day
 from repoherald.pipeline.events import Emitter
 from repoherald.pipeline.run import _prepare
 from repoherald.sources.git.repo import GitRepo, open_local
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture
 
 SAMPLE_SHAPES = Path(__file__).parents[1] / "data" / "shapes-2026-08-17_22.jsonl"

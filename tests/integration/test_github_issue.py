@@ -22,7 +22,7 @@ from repoherald.publish.issue_text import marker, read_marker
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture, run_repoherald
 from tests.github_server import FakeGitHub
 from tests.integration.test_webhook_delivery import _big_report

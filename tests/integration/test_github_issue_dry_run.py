@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from repoherald.publish.deliver import deliver_one
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.github_server import FakeGitHub
 from tests.integration.test_github_issue import REPO, TOKEN, _item, _send, _target
 

@@ -10,6 +10,7 @@ import pytest
 from repoherald.config import GitHubSettings, RepoConfig
 from repoherald.sources import registry
 from repoherald.sources.base import SourceContext
+from repoherald.store.etags import MemoryEtags
 from tests.gitfixture import GitFixture
 from tests.github_day import mixed_day
 from tests.github_server import FakeGitHub
@@ -36,7 +37,7 @@ def context(server: FakeGitHub, tmp_path: Path) -> SourceContext:
         mirrors_dir=tmp_path / "mirrors",
         earliest=0,
         github=GitHubSettings(api_url=server.api_url),
-        store_path=tmp_path / "home" / "repoherald.db",
+        etags=MemoryEtags(),
     )
 
 

@@ -87,13 +87,12 @@ def markdown(result: RunResult) -> list[str]:
     return [ln for ln in lines if ln and "生成" not in ln and "GITHUB_TOKEN" not in ln]
 
 
-def open_source(server: FakeGitHub, store: Path | None = None, **cfg: Any) -> Source:
+def open_source(server: FakeGitHub, **cfg: Any) -> Source:
     window = Window.for_day(DAY, build_settings(repos=(".",), tz=TZ_NAME).tz)
     ctx = SourceContext(
         mirrors_dir=Path("/nonexistent"),
         earliest=window.start_ts,
         github=GitHubSettings(api_url=server.api_url),
-        store_path=store,
     )
     return registry.open_source(RepoConfig(source=f"github:{REPO}", **cfg), ctx)
 

@@ -22,7 +22,7 @@ from repoherald.redact import _forget_all
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.webhook_server import WebhookServer, webhook_server
 
 SLACK_SECRET = "Zq8xW3vK9mN2pL5rT7yU1aB4"

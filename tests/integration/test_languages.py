@@ -14,7 +14,7 @@ from pathlib import Path
 from repoherald.analysis.rules import RULES_VERSION
 from repoherald.config import build_settings
 from repoherald.pipeline import run
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture
 
 DAY = "2026-04-02"

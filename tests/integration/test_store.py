@@ -15,7 +15,7 @@ import pytest
 
 from repoherald import redact
 from repoherald.errors import StoreDamagedError
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from repoherald.store.files import ensure_private_dir
 from repoherald.store.ledger import LedgerStatus, content_hash
 from repoherald.store.migrations import MIGRATIONS
@@ -88,7 +88,7 @@ def test_database_created_by_the_sql_string_migrations_upgrades(
     for script in scripts:
         conn.executescript(script)
     commit, facts, analysis = sample(1)
-    from repoherald.models import to_jsonable
+    from repoherald.store.codec import to_jsonable
 
     def dump(obj: object) -> str:
         return json.dumps(to_jsonable(obj), ensure_ascii=False, separators=(",", ":"))

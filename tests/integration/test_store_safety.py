@@ -24,7 +24,7 @@ import pytest
 from repoherald.config import build_settings
 from repoherald.errors import StoreBusyError, StoreDamagedError
 from repoherald.pipeline import run
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture, run_repoherald
 from tests.storefixture import (
     ANALYSER,

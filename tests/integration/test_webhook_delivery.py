@@ -34,7 +34,7 @@ from repoherald.publish.webhook import RobotPacer, WebhookOptions, WebhookPublis
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
-from repoherald.store.db import Store
+from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture, run_repoherald
 from tests.webhook_server import TOO_FAST, webhook_server
 

@@ -21,8 +21,8 @@ from repoherald.errors import SourceError
 from repoherald.github.client import GitHubClient, next_link
 from repoherald.github.connect import open_client, parse_api_url, read_token
 from repoherald.github.errors import GitHubError
-from repoherald.github.etags import EtagCache
 from repoherald.redact import _forget_all, redact
+from repoherald.store.etags import MemoryEtags
 
 API = "https://api.example.test/api/v3"
 NOW = 1_800_000_000.0
@@ -55,7 +55,7 @@ class Rig:
             return handler(request)
 
         http = httpx.Client(base_url=API, transport=httpx.MockTransport(record))
-        self.cache = EtagCache.open(None)
+        self.cache = MemoryEtags()
         options: dict[str, Any] = {
             "repo": "acme/widget",
             "token_env": "GITHUB_TOKEN",

@@ -24,11 +24,9 @@ from repoherald.models import (
     Importance,
     Person,
     Text,
-    analysis_from_dict,
-    message_from_json,
-    to_jsonable,
 )
-from repoherald.store.db import Store
+from repoherald.store.codec import analysis_from_dict, message_from_json, to_jsonable
+from repoherald.store.db import SqliteStore as Store
 
 
 def _fields(template: str) -> set[str]:

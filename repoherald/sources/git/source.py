@@ -79,7 +79,7 @@ class GitSource:
         web_url = cfg.web_url or (identity_from_url(origin).web_url if origin else None)
         try:
             self._pulls = PullRequestLookup.for_git(
-                cfg.github, web_url, ctx.github, ctx.store_path, name
+                cfg.github, web_url, ctx.github, ctx.etags, name
             )
         except BaseException:
             self._repo.close()
