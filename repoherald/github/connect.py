@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from repoherald import __version__
+from repoherald._version import __version__
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import SourceError
 from repoherald.github.client import GitHubClient
