@@ -2,7 +2,7 @@
 
 The built-in publishers (archive, webhook, github_issue, email) are declared
 in repoherald's own package under that group exactly as a third-party
-package declares ``example = "repoherald_example:ExamplePublisher"``
+package declares ``example = "repoherald_example.publisher:ExamplePublisher"``
 (:mod:`repoherald.plugins`); nothing is special-cased. :func:`register` adds
 one by hand (a notebook, a test) and wins over an entry point of the same type.
 """

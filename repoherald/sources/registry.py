@@ -3,7 +3,7 @@
 Backends are found through the ``repoherald.sources`` entry-point group
 (:mod:`repoherald.plugins`): the built-in ``git`` and ``github`` are declared
 there by repoherald's own package exactly as a third-party backend declares
-``example = "repoherald_example:ExampleBackend"``. :func:`register` adds one
+``example = "repoherald_example.source:ExampleBackend"``. :func:`register` adds one
 by hand (a notebook, a test) and wins over an entry point of the same scheme.
 """
 

@@ -108,7 +108,7 @@ def test_a_broken_plugin_is_one_line_and_the_builtins_still_work(tmp_path: Path)
     assert "already provided by repoherald: rename it" in analyser
 
 
-def test_a_source_scheme_no_plugin_provides_is_a_usage_error(tmp_path: Path) -> None:
+def test_an_unknown_scheme_is_one_line_naming_the_known_ones(tmp_path: Path) -> None:
     proc = run_repoherald(
         "report",
         "--repo",
@@ -120,5 +120,5 @@ def test_a_source_scheme_no_plugin_provides_is_a_usage_error(tmp_path: Path) -> 
         cwd=tmp_path,
     )
     assert proc.returncode != 0
-    assert "unknown source scheme 'example'" in proc.stderr
+    assert "unknown source scheme 'example': use github:owner/name" in proc.stderr
     assert "Traceback" not in proc.stderr
