@@ -5,16 +5,20 @@ The library API. A scheduler or a notebook uses it exactly as the CLI does::
     from repoherald import build_settings, run
     result = run(build_settings(repos=("https://github.com/vllm-project/vllm",), day="yesterday"))
 
-``run`` takes :class:`Settings` and optional event subscribers; the stage
-protocols (:class:`Source`, :class:`Publisher`) are what a new backend
-implements; every error the library raises is a :class:`RepoheraldError`.
+``run`` is what ``repoherald report`` calls: one report over the repositories
+and days asked for. :func:`run_all` is the scheduled job behind
+``repoherald run``: one report per repository-day, catching up missed days,
+and delivery to every ``[[publish]]`` target. Both take :class:`Settings`
+and optional event subscribers. The stage protocols (:class:`Source`,
+:class:`Publisher`, :class:`Analyser`) are what a plugin implements, and
+:mod:`repoherald.plugins` finds plugins through their entry-point groups;
+every error the library raises is a :class:`RepoheraldError`.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-# The imports below need __version__ (the pipeline stamps reports with it).
+from repoherald._version import __version__
+from repoherald.analysers import Analyser, CommitAnalyser, DeepAnalyser
 from repoherald.config import Settings, build_settings
 from repoherald.errors import (
     ConfigError,
@@ -26,11 +30,15 @@ from repoherald.errors import (
 )
 from repoherald.pipeline.events import Event
 from repoherald.pipeline.run import RunResult, run
+from repoherald.pipeline.service import ServiceResult, run_all
 from repoherald.publish.base import Delivery, Publication, Publisher
-from repoherald.sources.base import Source, SourceContext, SourceInfo
+from repoherald.sources.base import Source, SourceBackend, SourceContext, SourceInfo, SourceOptions
 
 __all__ = [
+    "Analyser",
+    "CommitAnalyser",
     "ConfigError",
+    "DeepAnalyser",
     "Delivery",
     "Event",
     "Publication",
@@ -38,14 +46,18 @@ __all__ = [
     "Publisher",
     "RepoheraldError",
     "RunResult",
+    "ServiceResult",
     "Settings",
     "Source",
+    "SourceBackend",
     "SourceContext",
     "SourceError",
     "SourceInfo",
+    "SourceOptions",
     "StoreError",
     "UsageError",
     "__version__",
     "build_settings",
     "run",
+    "run_all",
 ]

@@ -369,11 +369,18 @@ def start_repoherald(*args: str, cwd: Path, stderr: Path) -> subprocess.Popen[st
         )
 
 
-def run_repoherald(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """``python -m repoherald ARGS`` in ``cwd`` with no REPOHERALD_* from the caller."""
+def run_repoherald(
+    *args: str, cwd: Path, timeout: float = 600, pythonpath: Sequence[Path] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``python -m repoherald ARGS`` in ``cwd`` with no REPOHERALD_* from the caller;
+    ``pythonpath`` is put first on its PYTHONPATH (plugins installed without pip)."""
     import sys
 
     env = _cli_env()
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(
+            [*(str(p) for p in pythonpath), *filter(None, [env.get("PYTHONPATH")])]
+        )
     return subprocess.run(
         [sys.executable, "-m", "repoherald", *args],
         cwd=cwd,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import click
 
-from repoherald import __version__
+from repoherald._version import __version__
 from repoherald.cli.errors import fail
 from repoherald.cli.llm import llm_group
 from repoherald.cli.mark import mark_command

@@ -15,7 +15,7 @@ import threading
 
 import httpx
 
-from repoherald import __version__
+from repoherald._version import __version__
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.errors import SourceError
 from repoherald.github.client import GitHubClient

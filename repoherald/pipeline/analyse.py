@@ -16,10 +16,10 @@ from datetime import date
 from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
+from repoherald.analysers import CommitAnalyser, DeepAnalyser
 from repoherald.analysis import apicodec
 from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
 from repoherald.analysis.hostpins import host_names_for, normalise_host
-from repoherald.analysis.rules import RuleAnalyser
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import CommitError, SourceError, StageTimeoutError
 from repoherald.i18n import t
@@ -122,7 +122,7 @@ def _area_fingerprint(cfg: RepoConfig, name: str, hosts: frozenset[str] = frozen
 def analyse_day(
     state: RepoRun,
     lang: str,
-    rules: RuleAnalyser,
+    rules: CommitAnalyser,
     store: Store,
     order: list[str],
     events: Emitter,
@@ -262,7 +262,7 @@ def _pull_requests(state: RepoRun, shas: list[str]) -> tuple[dict[str, PullReque
 def _compute(
     state: RepoRun,
     lang: str,
-    rules: RuleAnalyser,
+    rules: CommitAnalyser,
     commits: dict[str, Commit],
     diffs: dict[str, list[FileChange]],
     missing: list[str],
@@ -360,7 +360,7 @@ def failed_entry(commit: Commit, files: list[FileChange], lang: str, exc: BaseEx
 
 
 def deepen_with_llm(
-    llm: LlmAnalyser,
+    llm: DeepAnalyser,
     states: list[RepoRun],
     per_repo: list[list[Entry]],
     store: Store,
@@ -453,16 +453,16 @@ def _downstream_lines(entry: Entry) -> tuple[str, ...]:
 
 
 def _analyse_jobs(
-    llm: LlmAnalyser,
+    llm: DeepAnalyser,
     jobs: list[LlmJob],
     repos: list[int],
     progress: Callable[[int, int], None],
 ) -> list[LlmResult]:
     """All jobs at once; or, with a budget per repository-day, one repository after the other,
     each against its own allowance (the day is this call's)."""
-    per_day = llm.cfg.token_budget_per_day
-    if per_day is None:
+    if not isinstance(llm, LlmAnalyser) or llm.cfg.token_budget_per_day is None:
         return llm.analyse_all(jobs, progress)
+    per_day = llm.cfg.token_budget_per_day
     results: list[LlmResult] = []
     for r in dict.fromkeys(repos):
         batch = [job for job, rr in zip(jobs, repos, strict=True) if rr == r]

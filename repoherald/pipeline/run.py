@@ -18,8 +18,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
-from repoherald import __version__
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald._version import __version__
+from repoherald.analysers import CommitAnalyser, llm_analyser_class, rules_analyser
 from repoherald.breaker import CircuitBreaker
 from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
@@ -366,7 +366,7 @@ def _report_name(settings: Settings, states: list[RepoRun]) -> str:
 
 
 def _analysers(
-    rules: RuleAnalyser, llm: LlmAnalyser | None, per_repo: list[list[Entry]]
+    rules: CommitAnalyser, llm: LlmAnalyser | None, per_repo: list[list[Entry]]
 ) -> tuple[str, ...]:
     """What the header says analysed this report: the model only if it analysed a commit."""
     if llm is not None and any(e.analysis.analyser == llm.name for x in per_repo for e in x):
@@ -401,10 +401,12 @@ def _report_days(
     llm_time: StageTime | None,
 ) -> RunResult:
     """Analyse, render and write one day at a time, so memory does not grow with days."""
-    rules = RuleAnalyser()
+    rules = rules_analyser()
     llm = None
     if settings.llm is not None:
-        llm = LlmAnalyser(settings.llm, settings.lang, breaker=llm_breaker, stage_time=llm_time)
+        llm = llm_analyser_class()(
+            settings.llm, settings.lang, breaker=llm_breaker, stage_time=llm_time
+        )
     now = datetime.now(UTC)
     name = _report_name(settings, states)
     archive = ArchivePublisher(

@@ -5,8 +5,8 @@ an ``Options`` pydantic model that validates its ``[[publish]]`` table
 (unknown keys are errors, not silently ignored), says which environment
 variables it needs — by *name*: secrets never live in the configuration —
 and turns a :class:`Publication` into a :class:`Delivery`. Built-in
-publishers register in :mod:`repoherald.publish.registry` exactly as a
-third-party one would.
+publishers are declared under the ``repoherald.publishers`` entry-point
+group exactly as a third-party one is (:mod:`repoherald.publish.registry`).
 
 A publisher class may set ``edits_in_place: ClassVar[bool] = True`` (the
 GitHub issue): a day whose report changed after it was sent is then

@@ -1,24 +1,29 @@
-"""Publishers by config ``type``: a plain dict, no discovery magic.
+"""Publishers by config ``type``, found through the ``repoherald.publishers`` entry points.
 
-Built-in publishers register themselves here on first use (see
-:func:`_load_builtins`) through the same :func:`register` a third-party
-publisher calls before the pipeline runs; nothing is special-cased.
+The built-in publishers (archive, webhook, github_issue, email) are declared
+in repoherald's own package under that group exactly as a third-party
+package declares ``example = "repoherald_example.publisher:ExamplePublisher"``
+(:mod:`repoherald.plugins`); nothing is special-cased. :func:`register` adds
+one by hand (a notebook, a test) and wins over an entry point of the same type.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from repoherald.config.file import WEEKDAYS, describe_validation_error
 from repoherald.errors import ConfigError
+from repoherald.plugins import PUBLISHERS, load_group
 from repoherald.publish.base import Publisher
 
-_PUBLISHERS: dict[str, type[Publisher]] = {}
+_REGISTERED: dict[str, type[Publisher]] = {}
+_LOADED: dict[str, type[Publisher]] | None = None
 
 SHARED_KEYS = ("type", "repos", "send_empty", "schedule", "weekday")
 """Keys of a ``[[publish]]`` table that every target has; the rest belong to its Options."""
@@ -41,20 +46,46 @@ class Target:
 
 def register(cls: type[Publisher]) -> type[Publisher]:
     """Make ``cls`` available under ``cls.type`` (usable as a class decorator)."""
-    _PUBLISHERS[cls.type] = cls
+    _REGISTERED[cls.type] = cls
     return cls
+
+
+def publishers() -> dict[str, type[Publisher]]:
+    """Every publisher class by type: entry points (loaded once), then :func:`register`."""
+    global _LOADED
+    if _LOADED is None:
+        _LOADED = {p.name: _as_publisher(p.obj) for p in load_group(PUBLISHERS, _problem)}
+    return {**_LOADED, **_REGISTERED}
+
+
+def _problem(name: str, obj: object) -> str | None:
+    """What makes ``obj`` unusable as the publisher of type ``name``, or None."""
+    if not inspect.isclass(obj):
+        return f"{obj!r} is not a class"
+    if getattr(obj, "type", None) != name:
+        return f"its class says type {getattr(obj, 'type', None)!r}, its entry point {name!r}"
+    options = getattr(obj, "Options", None)
+    if not (inspect.isclass(options) and issubclass(options, BaseModel)):
+        return "it has no Options model (a pydantic BaseModel)"
+    for method in ("publish", "env_vars"):
+        if not callable(getattr(obj, method, None)):
+            return f"it has no {method}() method"
+    return None
+
+
+def _as_publisher(obj: object) -> type[Publisher]:
+    """``obj``, which :func:`_problem` found to be a publisher class."""
+    return cast("type[Publisher]", obj)
 
 
 def known_types() -> list[str]:
     """Every registered ``type``, sorted."""
-    _load_builtins()
-    return sorted(_PUBLISHERS)
+    return sorted(publishers())
 
 
 def get(type_name: str) -> type[Publisher]:
     """The publisher class registered as ``type_name``."""
-    _load_builtins()
-    cls = _PUBLISHERS.get(type_name)
+    cls = publishers().get(type_name)
     if cls is None:
         known = ", ".join(known_types())
         raise ConfigError(f"unknown publisher type {type_name!r}: known types are {known}")
@@ -124,22 +155,3 @@ def _weekly_on(schedule: object, weekday: object, where: str) -> int | None:
     if day not in WEEKDAYS:
         raise ConfigError(f"{where}: weekday must be one of {', '.join(WEEKDAYS)}")
     return WEEKDAYS.index(day)
-
-
-def _load_builtins() -> None:
-    if "archive" not in _PUBLISHERS:
-        from repoherald.publish.archive import ArchivePublisher
-
-        register(ArchivePublisher)
-    if "webhook" not in _PUBLISHERS:
-        from repoherald.publish.webhook import WebhookPublisher
-
-        register(WebhookPublisher)
-    if "github_issue" not in _PUBLISHERS:
-        from repoherald.publish.github_issue import GitHubIssuePublisher
-
-        register(GitHubIssuePublisher)
-    if "email" not in _PUBLISHERS:
-        from repoherald.publish.email import EmailPublisher
-
-        register(EmailPublisher)

@@ -1,10 +1,12 @@
 """The ``Source`` protocol: where a repository's commits come from.
 
 The pipeline reads every repository through this protocol and never names a
-backend. A backend is one module (git, the GitHub REST API) that
-provides an *opener* — ``(RepoConfig, SourceContext) -> Source`` — and
-registers it in :mod:`repoherald.sources.registry` under a scheme, exactly as
-a third-party backend would.
+backend. A backend is one class (:class:`SourceBackend`: git, the GitHub
+REST API) that names its scheme, brings an ``Options`` model and opens a
+repository's configuration into a :class:`Source`. It is declared under the
+``repoherald.sources`` entry-point group and found by
+:mod:`repoherald.sources.registry`, the built-ins exactly as a third-party
+backend (see :mod:`repoherald.plugins`).
 
 What a source must answer is what the report needs: the first-parent chain
 of the branch with committer times (so the pipeline can bucket commits into
@@ -16,15 +18,21 @@ pull request behind a commit when the source can know it (``info.pr_context``).
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
 
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.models import Commit, FileChange, PullRequest
 from repoherald.store.base import EtagCache
+
+if TYPE_CHECKING:  # the configuration imports sources.locations; the annotation needs the name
+    from repoherald.config.repos import RepoConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,3 +152,42 @@ def fetch_budget(source: Source, what: str) -> AbstractContextManager[None]:
     if isinstance(source, BudgetedSource):
         return source.time_budget(what)
     return nullcontext()
+
+
+class SourceOptions(BaseModel):
+    """Base of every source backend's options: frozen, and unknown keys are errors.
+
+    The built-in backends take none (everything they need is in the
+    repository's ``[[repos]]`` table and the ``[github]`` section); a
+    backend subclasses it to say what it would accept, like a publisher's
+    ``Options``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@runtime_checkable
+class SourceBackend(Protocol):
+    """Opens the repositories of one scheme (``github`` for ``github:owner/name``).
+
+    The class is what the ``repoherald.sources`` entry point names; the
+    registry builds one instance from validated ``Options``. Nothing is read
+    or fetched before :meth:`open`.
+    """
+
+    scheme: ClassVar[str]
+    """The ``scheme:`` a ``source`` starts with; ``git`` is the default (paths, clone URLs)."""
+    Options: ClassVar[builtins.type[SourceOptions]]
+
+    def __init__(self, options: Any) -> None:
+        """Take validated options; no network or file access here."""
+        ...
+
+    def open(self, cfg: RepoConfig, ctx: SourceContext) -> Source:
+        """Open ``cfg``; raise :class:`~repoherald.errors.SourceError` with one line when it
+        cannot be read."""
+        ...
+
+    def guess_name(self, cfg: RepoConfig) -> str:
+        """A non-empty display name without opening ``cfg`` (for a repository that failed)."""
+        ...

@@ -40,7 +40,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -57,7 +57,7 @@ from repoherald.github.pulls import fetch_pull_request
 from repoherald.github.ref import RepoRef
 from repoherald.github.trees import TreeEntry, TreeReader
 from repoherald.models import Commit, FileChange, FileStatus, PullRequest
-from repoherald.sources.base import SourceContext, SourceInfo
+from repoherald.sources.base import SourceContext, SourceInfo, SourceOptions
 
 DAY = 86400
 SINCE_SLACK = 2 * DAY
@@ -517,7 +517,10 @@ def _tip(client: GitHubClient, ref: RepoRef, branch: str, label: str) -> dict[st
 def open_github(
     cfg: RepoConfig, ctx: SourceContext, *, transport: httpx.BaseTransport | None = None
 ) -> GitHubSource:
-    """Opener registered for the ``github`` scheme: checks settings, finds the branch tip."""
+    """Open ``github:owner/name``: checks settings, finds the branch tip.
+
+    ``transport`` replaces the network (tests); :class:`GitHubBackend` calls it without.
+    """
     text = guess_name(cfg)
     label = cfg.name or text
     ref = RepoRef.parse(text, label)
@@ -544,3 +547,20 @@ def open_github(
         pr_context=True,
     )
     return GitHubSource(ref, client, ctx, info, tip)
+
+
+class GitHubBackend:
+    """The ``github`` scheme: ``github:owner/name`` read through the REST API (entry point
+    ``github``)."""
+
+    scheme: ClassVar[str] = "github"
+    Options: ClassVar[type[SourceOptions]] = SourceOptions
+
+    def __init__(self, options: SourceOptions) -> None:
+        self.options = options
+
+    def open(self, cfg: RepoConfig, ctx: SourceContext) -> GitHubSource:
+        return open_github(cfg, ctx)
+
+    def guess_name(self, cfg: RepoConfig) -> str:
+        return guess_name(cfg)

@@ -62,7 +62,7 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("RH_TEST_RECORDING_TOKEN", "tok-123456")
     registry.register(RecordingPublisher)
     yield
-    registry._PUBLISHERS.pop("recording", None)
+    registry._REGISTERED.pop("recording", None)
 
 
 def publication(markdown: str = "# r\n", json_text: str = '{"repos":[]}\n') -> Publication:

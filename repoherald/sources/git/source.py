@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from typing import ClassVar
 
 from repoherald.config.repos import RepoConfig
 from repoherald.github.pulls import PullRequestLookup
 from repoherald.models import Commit, FileChange, PullRequest
-from repoherald.sources.base import SourceContext, SourceInfo
+from repoherald.sources.base import SourceContext, SourceInfo, SourceOptions
 from repoherald.sources.git import mirror
 from repoherald.sources.git.mirror import Remote
 from repoherald.sources.git.naming import derive_name, identity_from_url
@@ -176,6 +177,17 @@ class GitSource:
         self._repo.close()
 
 
-def open_git(cfg: RepoConfig, ctx: SourceContext) -> GitSource:
-    """Opener registered for the ``git`` scheme."""
-    return GitSource(cfg, ctx)
+class GitBackend:
+    """The ``git`` scheme, the default: local paths and clone URLs (entry point ``git``)."""
+
+    scheme: ClassVar[str] = "git"
+    Options: ClassVar[type[SourceOptions]] = SourceOptions
+
+    def __init__(self, options: SourceOptions) -> None:
+        self.options = options
+
+    def open(self, cfg: RepoConfig, ctx: SourceContext) -> GitSource:
+        return GitSource(cfg, ctx)
+
+    def guess_name(self, cfg: RepoConfig) -> str:
+        return guess_name(cfg)

@@ -1,0 +1,1 @@
+"""An example repoherald plugin: an ``example:`` source and an ``example`` publisher."""
