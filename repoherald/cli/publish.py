@@ -12,9 +12,9 @@ from repoherald.cli.options import common_options, day_options
 from repoherald.cli.terminal import say
 from repoherald.config.settings import build_settings
 from repoherald.errors import UsageError
-from repoherald.pipeline.service import report_key, select_repos
-from repoherald.publish.archived import Archive, archived_reports
-from repoherald.publish.deliver import Batch, Outcome, deliver_days
+from repoherald.pipeline.delivery import archive_of, deliver_repository
+from repoherald.pipeline.service import select_repos
+from repoherald.publish.deliver import Batch, Outcome
 from repoherald.store.opener import open_store
 
 
@@ -56,32 +56,29 @@ def publish_command(
         settings = build_settings(debug=debug, no_llm=True, **options)
         chosen = _targets(settings.publish, targets)
         batch = Batch(force=force)  # digest targets: one message once every repository is read
-        archive = Archive(settings.out_dir, settings.path_template)
+        archive = archive_of(settings)
         with open_store(settings.db_path) as store:
-            for cfg in select_repos(settings.repos):
-                key = report_key(cfg)
-                lang = cfg.lang or settings.lang
+            for repo in select_repos(settings.repos):
+                lang = repo.config.lang or settings.lang
                 days = settings.selection.days
                 if settings.selection.latest:
-                    latest = store.latest_report_day(key)
+                    latest = store.latest_report_day(repo.key)
                     days = (latest,) if latest else ()
-                found = archived_reports(store, key, days, lang, archive)
-                for note in found.notes:
-                    say(note)
-                paths = found.paths
-                if not paths:
-                    say(f"{key}: no archived report for the chosen days")
-                outcomes += deliver_days(
+                delivered = deliver_repository(
                     store,
                     chosen,
-                    key,
-                    paths,
+                    repo,
+                    days,
                     lang,
+                    archive,
+                    say=say,
                     force=force,
                     dry_run=dry_run,
                     batch=batch,
-                    archive=settings.out_dir,
                 )
+                if not delivered.found:
+                    say(f"{repo.key}: no archived report for the chosen days")
+                outcomes += delivered.outcomes
             outcomes += batch.flush(store, dry_run=dry_run)
     for outcome in outcomes:
         say(outcome.line(), err=outcome.failed)

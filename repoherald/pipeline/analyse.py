@@ -38,6 +38,7 @@ from repoherald.models import (
     PullRequest,
 )
 from repoherald.pipeline.events import DayPosition, Emitter, Event
+from repoherald.pipeline.identity import RepoIdentity
 from repoherald.sources.base import Source
 from repoherald.store.base import Store
 
@@ -70,8 +71,9 @@ class ShallowCloneError(Exception):
 class RepoRun:
     """One repository, open for the whole run, with its commits bucketed by day."""
 
-    config: RepoConfig
+    identity: RepoIdentity
     name: str
+    """The name its source gives it once opened (the report's section heading)."""
     branch: str
     web_url: str | None
     source: Source | None = None
@@ -93,12 +95,16 @@ class RepoRun:
     times: dict[str, int] = field(default_factory=dict)
     """Committer time of each bucketed commit (what a commit that cannot be read is shown at)."""
 
+    @property
+    def config(self) -> RepoConfig:
+        return self.identity.config
+
     def attach_extractor(self) -> None:
         """Facts read blobs through the source, so the API facts work for any backend."""
         source = self.source
         assert source is not None
         configured = frozenset(normalise_host(h) for h in self.config.hosts)
-        hosts = configured or host_names_for(_source_name(self.config))
+        hosts = configured or host_names_for(self.identity.own_name)
         self.extractor = FactsExtractor(
             AreaRules(globs=self.config.areas, package_names=package_names_for(self.name)),
             lambda oid: source.read_blob(oid, MAX_BLOB_BYTES),
@@ -106,12 +112,6 @@ class RepoRun:
         )
         fingerprint = _area_fingerprint(self.config, self.name, hosts)
         self.extractor_id = f"facts/{FACTS_VERSION}/{fingerprint}"
-
-
-def _source_name(cfg: RepoConfig) -> str:
-    """The repository's own name (``vllm-spyre``), whatever the report calls it."""
-    text = (cfg.github or cfg.source).rstrip("/")
-    return text.rsplit("/", 1)[-1].removesuffix(".git")
 
 
 def _area_fingerprint(cfg: RepoConfig, name: str, hosts: frozenset[str] = frozenset()) -> str:

@@ -21,7 +21,6 @@ from zoneinfo import ZoneInfo
 from repoherald._version import __version__
 from repoherald.analysers import CommitAnalyser, llm_analyser_class, rules_analyser
 from repoherald.breaker import CircuitBreaker
-from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, SourceError, StageTimeoutError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
@@ -36,11 +35,11 @@ from repoherald.models import (
     representable,
 )
 from repoherald.pipeline.analyse import RepoRun, analyse_day, deepen_with_llm, keep_parses
+from repoherald.pipeline.delivery import archive_publisher
 from repoherald.pipeline.events import DayPosition, Emitter, EventSink
+from repoherald.pipeline.identity import RepoIdentity, identify
 from repoherald.pipeline.related import link_day
-from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import Publication, join_identities, source_identity
-from repoherald.publish.layout import safe_component
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
@@ -131,6 +130,7 @@ def run(
     llm_breaker: CircuitBreaker | None = None,
     llm_time: StageTime | None = None,
     store: Store | None = None,
+    identity: RepoIdentity | None = None,
 ) -> RunResult:
     """Produce (and write) the reports asked for by ``settings``.
 
@@ -145,23 +145,37 @@ def run(
     ``store`` is the caller's open store when it
     runs several reports (``use_cache`` and ``rebuild`` were its to choose);
     by default the run opens ``settings.db_path`` and closes it when done.
+    ``identity`` is the caller's identity of the one repository in ``settings``
+    (``run`` resolved it when it chose the repositories); by default each
+    repository is identified as it is opened.
     """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
     for notice in settings.selection.notices:
         emitter.say(notice)
+    repos = _identities(settings, identity)
     if store is not None:
-        return _logged(settings, store, emitter, command, llm_breaker, llm_time)
+        return _logged(settings, repos, store, emitter, command, llm_breaker, llm_time)
     with open_store(
         settings.db_path,
         rebuild=rebuild,
         use_cache=use_cache,
         on_wait=lambda message: emitter.say(message, "store"),
     ) as opened:
-        return _logged(settings, opened, emitter, command, llm_breaker, llm_time)
+        return _logged(settings, repos, opened, emitter, command, llm_breaker, llm_time)
+
+
+def _identities(settings: Settings, given: RepoIdentity | None) -> list[RepoIdentity]:
+    """Each repository of ``settings`` with its identity, resolved once for the whole run."""
+    if given is not None:
+        if settings.repos != (given.config,):
+            raise UsageError("run(identity=...) is for settings of that one repository")
+        return [given]
+    return [identify(cfg) for cfg in settings.repos]
 
 
 def _logged(
     settings: Settings,
+    repos: list[RepoIdentity],
     store: Store,
     emitter: Emitter,
     command: str,
@@ -171,7 +185,7 @@ def _logged(
     """:func:`_run`, recorded in the store's log of runs however it ends."""
     run_id = store.start_run(command)
     try:
-        result = _run(settings, store, emitter, llm_breaker, llm_time)
+        result = _run(settings, repos, store, emitter, llm_breaker, llm_time)
     except BaseException as exc:
         # Record why in the run log, then let the CLI report it.
         store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
@@ -190,7 +204,10 @@ def _earliest(settings: Settings, days: list[date] | None) -> int:
 
 
 def _prepare(
-    settings: Settings, cfg: RepoConfig, days: list[date] | None, etags: EtagCache | None = None
+    settings: Settings,
+    repo: RepoIdentity,
+    days: list[date] | None,
+    etags: EtagCache | None = None,
 ) -> RepoRun:
     """Open one repository and bucket its first-parent commits into the days.
 
@@ -203,11 +220,11 @@ def _prepare(
         github=settings.github,
         etags=etags,
     )
-    source = registry.open_source(cfg, ctx)
+    source = registry.open_source(repo.config, ctx)
     try:
         history = source.history()
         info = source.info
-        state = RepoRun(cfg, info.name, info.branch, info.web_url, source=source)
+        state = RepoRun(repo, info.name, info.branch, info.web_url, source=source)
         if not info.refreshed and history:
             state.unfetched_newest = day_of(max(ts for _, ts in history), tz)
         state.empty = not history
@@ -233,6 +250,7 @@ def _prepare(
 
 def _run(
     settings: Settings,
+    repos: list[RepoIdentity],
     store: Store,
     events: Emitter,
     llm_breaker: CircuitBreaker | None,
@@ -242,10 +260,10 @@ def _run(
     states: list[RepoRun] = []
     failures: list[str] = []
     try:
-        for cfg in settings.repos:
+        for repo in repos:
             try:
-                with events.stage("source", registry.display_name(cfg)):
-                    states.append(_prepare(settings, cfg, days, store.etags))
+                with events.stage("source", repo.name):
+                    states.append(_prepare(settings, repo, days, store.etags))
                 _warn_if_stale(states[-1], days, events)
                 _prepare_downstream(states[-1], store, events)
             except UsageError:
@@ -254,7 +272,7 @@ def _run(
                 if len(settings.repos) == 1:
                     raise
                 failures.append(str(exc))
-                states.append(_broken_state(cfg, str(exc)))
+                states.append(_broken_state(repo, str(exc)))
         if all(st.error for st in states):
             raise SourceError("; ".join(failures))
         if days is None:
@@ -349,8 +367,8 @@ def _notes(st: RepoRun, day: date) -> tuple[Text, ...]:
     return tuple(notes)
 
 
-def _broken_state(cfg: RepoConfig, error: str) -> RepoRun:
-    return RepoRun(cfg, registry.display_name(cfg), cfg.branch or "?", None, error=error)
+def _broken_state(repo: RepoIdentity, error: str) -> RepoRun:
+    return RepoRun(repo, repo.name, repo.config.branch or "?", None, error=error)
 
 
 def _identity(st: RepoRun) -> str:
@@ -361,7 +379,7 @@ def _identity(st: RepoRun) -> str:
 def _report_name(settings: Settings, states: list[RepoRun]) -> str:
     if settings.report_name:
         return settings.report_name
-    shorts = [safe_component(st.name.rsplit("/", 1)[-1]) for st in states]
+    shorts = [st.identity.key for st in states]
     return shorts[0] if len(shorts) == 1 else "-".join(shorts)[:80]
 
 
@@ -409,15 +427,7 @@ def _report_days(
         )
     now = datetime.now(UTC)
     name = _report_name(settings, states)
-    archive = ArchivePublisher(
-        ArchiveOptions.model_validate(
-            {
-                "out": settings.out_dir,
-                "path": settings.path_template,
-                "index_lang": settings.lang,  # file names keep zh as the untagged language
-            }
-        )
-    )
+    archive = archive_publisher(settings)
     summaries: list[DaySummary] = []
     # The index is rebuilt once, after the last day (or the failure).
     with archive.batch():

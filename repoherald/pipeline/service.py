@@ -22,12 +22,11 @@ from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, UsageError
 from repoherald.llm.analyser import endpoint_breaker
 from repoherald.llm.stage_time import StageTime
+from repoherald.pipeline.delivery import archive_of, deliver_repository
 from repoherald.pipeline.events import Emitter, EventSink
+from repoherald.pipeline.identity import RepoIdentity, identify
 from repoherald.pipeline.run import RunResult, run
-from repoherald.publish.archive import safe_component
-from repoherald.publish.archived import Archive, archived_reports
-from repoherald.publish.deliver import Batch, Outcome, deliver_days, failed_days
-from repoherald.sources import registry
+from repoherald.publish.deliver import Batch, Outcome
 from repoherald.store.base import Store
 from repoherald.store.opener import open_store
 
@@ -56,19 +55,22 @@ class Shard:
 class RepoOutcome:
     """What ``run`` did for one repository."""
 
-    name: str
+    repo: RepoIdentity
     days: tuple[date, ...]
     result: RunResult | None = None
     error: str | None = None
     deliveries: list[Outcome] = field(default_factory=list)
     """What each ``[[publish]]`` target did with this repository's days."""
-    aliases: tuple[str, ...] = ()
-    """Other names of the repository (``owner/name``, the configured ``name``)."""
+
+    @property
+    def name(self) -> str:
+        """The repository's report key: what its failure lines and deliveries are filed under."""
+        return self.repo.key
 
     def named(self, line: str) -> str:
-        """``line`` naming the repository once: as it is, when it starts with one of its
-        names (sources put the name in their errors), else after ``name: ``."""
-        names = (self.name, *self.aliases, *(self.result.names if self.result else ()))
+        """``line`` naming the repository once: as it is, when it starts with one of the
+        repository's names (sources put the name in their errors), else after ``key: ``."""
+        names = (*self.repo.names, *(self.result.names if self.result else ()))
         if any(line.startswith((f"{n}: ", f"{n} ")) for n in names if n):
             return line
         return f"{self.name}: {line}"
@@ -101,23 +103,22 @@ class ServiceResult:
         return out
 
 
-def report_key(cfg: RepoConfig) -> str:
-    """The name a repository's reports are filed under (``reports/YYYY/<key>/``)."""
-    return safe_component(registry.display_name(cfg).rsplit("/", 1)[-1])
-
-
 def select_repos(
     repos: tuple[RepoConfig, ...], only: tuple[str, ...] = (), shard: Shard | None = None
-) -> list[RepoConfig]:
-    """The repositories this process runs: those named by ``only``, then its shard's."""
-    keyed: dict[str, RepoConfig] = {}
+) -> list[RepoIdentity]:
+    """The repositories this process runs: those named by ``only``, then its shard's.
+
+    Each is identified here, once; every later stage is handed that identity.
+    """
+    keyed: dict[str, RepoIdentity] = {}
     for cfg in repos:
-        key = report_key(cfg)
+        repo = identify(cfg)
+        key = repo.key
         if key in keyed:
             raise UsageError(
                 f"two repositories would both be filed as {key!r}: give one of them a `name`"
             )
-        keyed[key] = cfg
+        keyed[key] = repo
     chosen = list(keyed.items())
     if only:
         unknown = [n for n in only if n not in keyed and not _named(n, repos)]
@@ -126,7 +127,7 @@ def select_repos(
                 f"--only {unknown[0]!r} is not a configured repository: use one of "
                 + ", ".join(sorted(keyed))
             )
-        chosen = [(k, c) for k, c in chosen if k in only or c.name in only]
+        chosen = [(k, r) for k, r in chosen if k in only or r.config.name in only]
     if shard is not None:
         chosen = [(k, c) for k, c in chosen if shard.takes(k)]
     return [c for _, c in chosen]
@@ -190,7 +191,7 @@ def run_all(
 def _run_all(
     settings: Settings,
     store: Store,
-    chosen: list[RepoConfig],
+    chosen: list[RepoIdentity],
     catch_up: bool,
     sinks: tuple[EventSink, ...],
     force: bool,
@@ -202,16 +203,16 @@ def _run_all(
     breaker = endpoint_breaker(settings.llm) if settings.llm else None
     llm_time = StageTime(settings.llm.stage_timeout) if settings.llm else None  # the whole run's
     batch = Batch(force=force)  # digest targets: one message once every repository is done
-    for cfg in chosen:
-        key = report_key(cfg)
-        repo_settings = _settings_for(settings, cfg, key)
+    for repo in chosen:
+        key = repo.key
+        repo_settings = _settings_for(settings, repo)
         if catch_up:
             selection, note = _catch_up(repo_settings, key, store)
             if note:
                 emitter.say(f"{key}: {note}")
         else:
             selection = replace(settings.selection, notices=())
-        outcome = RepoOutcome(key, selection.days, aliases=(registry.display_name(cfg),))
+        outcome = RepoOutcome(repo, selection.days)
         result.outcomes.append(outcome)
         if not selection.days and not selection.latest:
             emitter.say(f"{key}: up to date")
@@ -223,11 +224,12 @@ def _run_all(
                     llm_breaker=breaker,
                     llm_time=llm_time,
                     store=store,
+                    identity=repo,
                 )
             except RepoheraldError as exc:
                 outcome.error = str(exc)
         if settings.publish:
-            outcome.deliveries = _deliver(repo_settings, store, key, outcome, force, batch, emitter)
+            outcome.deliveries = _deliver(repo_settings, store, outcome, force, batch, emitter)
     if batch.pending:
         held = batch.flush(store)
         by_name = {o.name: o for o in result.outcomes}
@@ -239,38 +241,35 @@ def _run_all(
 def _deliver(
     settings: Settings,
     store: Store,
-    key: str,
     outcome: RepoOutcome,
     force: bool,
     batch: Batch,
     events: Emitter,
 ) -> list[Outcome]:
     """Publish the days just reported, and retry the days whose delivery failed before."""
-    days = set(d.day for d in outcome.result.days) if outcome.result else set()
-    days |= failed_days(store, settings.publish, key)
-    archive = Archive(settings.out_dir, settings.path_template)
-    found = archived_reports(store, key, days, settings.lang, archive)
-    for note in found.notes:
-        events.say(note, "publish", key)
-    return deliver_days(
+    key = outcome.repo.key
+    return deliver_repository(
         store,
         settings.publish,
-        key,
-        found.paths,
+        outcome.repo,
+        (d.day for d in outcome.result.days) if outcome.result else (),
         settings.lang,
+        archive_of(settings),
+        say=lambda note: events.say(note, "publish", key),
+        retry_failed=True,
         force=force,
         batch=batch,
-        archive=settings.out_dir,
-    )
+    ).outcomes
 
 
-def _settings_for(settings: Settings, cfg: RepoConfig, key: str) -> Settings:
+def _settings_for(settings: Settings, repo: RepoIdentity) -> Settings:
+    cfg = repo.config
     return replace(
         settings,
         repos=(cfg,),
         tz_name=cfg.tz or settings.tz_name,
         lang=cfg.lang or settings.lang,
-        report_name=key,
+        report_name=repo.key,
     )
 
 

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from repoherald.config.repos import RepoConfig
+from repoherald.pipeline.identity import identify
 from repoherald.pipeline.run import RunResult
 from repoherald.pipeline.service import RepoOutcome, ServiceResult
+
+GHOST = identify(RepoConfig(source="github:acme/ghost", name="ghost"))
+SPOOK = identify(RepoConfig(source="github:acme/spook"))  # filed as spook, shown as acme/spook
+PHANTOM = identify(RepoConfig(source="/x", name="phantom"))
+UP = identify(RepoConfig(source="github:acme/up"))
 
 
 def _result(*failures: str, names: tuple[str, ...] = ("acme/up",)) -> RunResult:
@@ -13,13 +20,13 @@ def _result(*failures: str, names: tuple[str, ...] = ("acme/up",)) -> RunResult:
 def test_each_line_names_its_repository_once() -> None:
     outcomes = [
         # A source error that already starts with the configured name.
-        RepoOutcome("ghost", (), error="ghost: not found on GitHub (HTTP 404 for /repos/a/g)"),
+        RepoOutcome(GHOST, (), error="ghost: not found on GitHub (HTTP 404 for /repos/a/g)"),
         # ... or with owner/name, the repository's other name.
-        RepoOutcome("spook", (), error="acme/spook: access refused", aliases=("acme/spook",)),
+        RepoOutcome(SPOOK, (), error="acme/spook: access refused"),
         # A git error that names only the path.
-        RepoOutcome("phantom", (), error="repository path /x does not exist: check it"),
+        RepoOutcome(PHANTOM, (), error="repository path /x does not exist: check it"),
         RepoOutcome(
-            "up",
+            UP,
             (),
             result=_result(
                 "acme/up 1234567: LLM analysis failed: HTTP 500",
@@ -27,7 +34,6 @@ def test_each_line_names_its_repository_once() -> None:
                 "LLM endpoint http://h/v1 unavailable after 3 consecutive failures (x)",
                 "store: the disk is full",
             ),
-            aliases=("up",),
         ),
     ]
     assert ServiceResult(outcomes).failures == [
@@ -42,5 +48,5 @@ def test_each_line_names_its_repository_once() -> None:
 
 
 def test_a_name_is_only_a_prefix_when_a_separator_follows() -> None:
-    outcome = RepoOutcome("up", (), error="upstream moved: check the URL")
+    outcome = RepoOutcome(UP, (), error="upstream moved: check the URL")
     assert ServiceResult([outcome]).failures == ["up: upstream moved: check the URL"]
