@@ -228,7 +228,10 @@ class _PublishFile(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    type: str = Field(min_length=1, description="archive, webhook, ...")
+    type: str = Field(
+        min_length=1,
+        description="webhook, github_issue, email or a plugin's (the archive is [report] out).",
+    )
     name: str | None = Field(
         default=None,
         description="The target's name (ledger key, --only). Default: type, or type-kind.",
