@@ -44,22 +44,28 @@ class Plugin:
         return self.dist == BUILTIN_DIST
 
 
-def load_group(group: str, check: Callable[[str, object], str | None]) -> list[Plugin]:
-    """Every loadable entry point of ``group``, built-ins first.
+def load_group(
+    group: str, check: Callable[[str, object], str | None], name: str | None = None
+) -> list[Plugin]:
+    """Every loadable entry point of ``group`` (or only those named ``name``), built-ins first.
 
     ``check(name, obj)`` says what is wrong with a loaded object (one
     sentence, e.g. "it has no Options model"), or None when it will do. A
     broken built-in is a bug of this installation and raises
     :class:`ConfigError`; a broken third-party plugin is warned about once
     and left out. A third-party plugin that takes a built-in's name is left
-    out too: the built-in keeps it.
+    out too: the built-in keeps it. ``name`` is for a caller that needs one
+    backend (``run``'s archive): the group's other plugins are not imported,
+    so a broken one is not warned about by a command that does not use it.
     """
-    found = sorted(entry_points(group=group), key=lambda ep: (_dist(ep) != BUILTIN_DIST, ep.name))
-    if not any(_dist(ep) == BUILTIN_DIST for ep in found):
+    every = entry_points(group=group)
+    if not any(_dist(ep) == BUILTIN_DIST for ep in every):
         raise ConfigError(
             f"repoherald's own {group} entry points are missing (a stale install):"
             " reinstall repoherald, e.g. `pip install -e .` in its checkout"
         )
+    wanted = [ep for ep in every if name is None or ep.name == name]
+    found = sorted(wanted, key=lambda ep: (_dist(ep) != BUILTIN_DIST, ep.name))
     plugins: list[Plugin] = []
     taken: dict[str, str] = {}
     for ep in found:

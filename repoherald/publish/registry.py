@@ -78,6 +78,17 @@ def _as_publisher(obj: object) -> type[Publisher]:
     return cast("type[Publisher]", obj)
 
 
+def _one(type_name: str) -> type[Publisher] | None:
+    """The publisher of ``type_name`` without importing every other publisher plugin
+    (``run`` needs only the archive when no ``[[publish]]`` target is configured)."""
+    if type_name in _REGISTERED:
+        return _REGISTERED[type_name]
+    if _LOADED is not None:
+        return _LOADED.get(type_name)
+    found = load_group(PUBLISHERS, _problem, name=type_name)
+    return _as_publisher(found[0].obj) if found else None
+
+
 def known_types() -> list[str]:
     """Every registered ``type``, sorted."""
     return sorted(publishers())
@@ -85,7 +96,7 @@ def known_types() -> list[str]:
 
 def get(type_name: str) -> type[Publisher]:
     """The publisher class registered as ``type_name``."""
-    cls = publishers().get(type_name)
+    cls = _one(type_name)
     if cls is None:
         known = ", ".join(known_types())
         raise ConfigError(f"unknown publisher type {type_name!r}: known types are {known}")
