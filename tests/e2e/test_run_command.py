@@ -83,7 +83,10 @@ def test_only_names_an_unknown_repository(workspace: Path) -> None:
 def test_shards_partition_the_repositories(workspace: Path) -> None:
     settings = build_settings(cwd=workspace, home=str(workspace / "home"))
     names = [
-        {c.source.rsplit("/", 1)[-1] for c in select_repos(settings.repos, shard=Shard(i, 3))}
+        {
+            r.config.source.rsplit("/", 1)[-1]
+            for r in select_repos(settings.repos, shard=Shard(i, 3))
+        }
         for i in (1, 2, 3)
     ]
     assert sum(len(n) for n in names) == 3
