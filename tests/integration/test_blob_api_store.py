@@ -25,6 +25,7 @@ from repoherald.config import build_settings
 from repoherald.models import Facts
 from repoherald.pipeline.analyse import API_CODEC, analyse_day, keep_parses
 from repoherald.pipeline.events import Emitter
+from repoherald.pipeline.identity import identify
 from repoherald.pipeline.run import _prepare
 from repoherald.store import blobapis
 from repoherald.store.db import SqliteStore as Store
@@ -155,7 +156,7 @@ def _run_day(
         no_llm=True,
         cwd=home,
     )
-    state = _prepare(settings, settings.repos[0], [day])
+    state = _prepare(settings, identify(settings.repos[0]), [day])
     assert state.source is not None and state.extractor is not None
     try:
         with Store.open(settings.db_path, use_cache=use_cache) as store:

@@ -23,6 +23,7 @@ from repoherald.config import build_settings
 from repoherald.models import Commit, Facts, FileChange
 from repoherald.pipeline.analyse import analyse_day
 from repoherald.pipeline.events import Emitter
+from repoherald.pipeline.identity import identify
 from repoherald.pipeline.run import _prepare
 from repoherald.sources.git.repo import GitRepo, open_local
 from repoherald.store.db import SqliteStore as Store
@@ -200,7 +201,7 @@ def test_pipeline_parses_a_file_whole_once_across_days(
         cwd=tmp_path,
     )
     days = list(settings.selection.days)
-    state = _prepare(settings, settings.repos[0], days)
+    state = _prepare(settings, identify(settings.repos[0]), days)
     assert state.source is not None and state.extractor is not None
     try:
         with Store.open(Path(":memory:")) as store:
