@@ -19,6 +19,7 @@ from repoherald.config.defaults import (
     DEFAULT_PATH_TEMPLATE,
     DEFAULT_TZ,
     Lang,
+    check_lang,
 )
 from repoherald.config.endpoints import (
     GitHubSettings,
@@ -146,8 +147,7 @@ def build_settings(
         else os.environ.get("REPOHERALD_TZ") or file_cfg.report.tz or DEFAULT_TZ
     )
     lang_value = lang or os.environ.get("REPOHERALD_LANG") or file_cfg.report.lang or DEFAULT_LANG
-    if lang_value not in ("zh", "en"):
-        raise UsageError(f"unknown language {lang_value!r}: use zh or en")
+    check_lang(lang_value)
 
     if (name or web_url) and len(repos) != 1:
         raise UsageError("--name and --web-url describe one repository: give exactly one --repo")
@@ -203,7 +203,7 @@ def build_settings(
         repos=repo_cfgs,
         selection=select_days(ZoneInfo(tz_name), day, since, until, now=now),
         tz_name=tz_name,
-        lang=lang_value,  # type: ignore[arg-type]
+        lang=lang_value,
         out_dir=out_dir,
         home=home_path,
         report_name=file_cfg.report.name,
