@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from repoherald.config.defaults import DEFAULT_GITHUB_API, GITHUB_REPO, Lang
 from repoherald.config.downstream import check_packages, check_watch, check_web_url
+from repoherald.config.templates import template_validator
 from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.providers import provider
-from repoherald.publish.layout import template_validator
 
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")

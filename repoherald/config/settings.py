@@ -28,6 +28,7 @@ from repoherald.config.endpoints import (
     llm_settings,
 )
 from repoherald.config.file import _ConfigFile, load_config_file
+from repoherald.config.locations import is_local_path
 from repoherald.config.repos import (
     RepoConfig,
     checked_web_url,
@@ -37,7 +38,6 @@ from repoherald.config.repos import (
 from repoherald.config.targets import NamedTarget, publish_targets
 from repoherald.errors import UsageError
 from repoherald.llm.settings import LlmSettings
-from repoherald.sources.locations import is_local_path
 
 
 @dataclass(frozen=True, slots=True)
