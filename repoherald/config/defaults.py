@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from repoherald.errors import UsageError
@@ -34,8 +34,13 @@ def _lang_field(value: str) -> str:
         raise PydanticCustomError("lang", str(exc)) from None
 
 
-Lang = Annotated[str, AfterValidator(_lang_field)]
-"""A report language: one with a catalogue in :mod:`repoherald.i18n`."""
+Lang = Annotated[
+    str,
+    AfterValidator(_lang_field),
+    WithJsonSchema({"type": "string", "enum": list(LANGUAGES)}),
+]
+"""A report language: one with a catalogue in :mod:`repoherald.i18n` (the README's
+configuration table lists them from the schema)."""
 
 DEFAULT_GITHUB_API = "https://api.github.com"
 DEFAULT_GITHUB_TOKEN_ENV = "GITHUB_TOKEN"
