@@ -21,7 +21,7 @@ from repoherald.config.defaults import DEFAULT_GITHUB_API, GITHUB_REPO, Lang
 from repoherald.config.downstream import check_packages, check_watch, check_web_url
 from repoherald.config.templates import template_validator
 from repoherald.errors import ConfigError, UsageError
-from repoherald.llm.providers import provider
+from repoherald.llm.settings import LlmSection
 
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")
@@ -158,56 +158,6 @@ class _ReportFile(BaseModel):
         return template_validator(value) if value is not None else None
 
 
-class _LlmFile(BaseModel):
-    """An OpenAI-compatible endpoint; omit the table for rules only."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    provider: str | None = Field(
-        default=None,
-        description="deepseek, openai, dashscope, ollama, vllm or sglang: fills base_url, model"
-        " and api_key_env (keys set here still win); --llm-provider.",
-    )
-
-    @field_validator("provider")
-    @classmethod
-    def _known_provider(cls, value: str | None) -> str | None:
-        return None if value is None else _as_value_error(provider, value).name
-
-    base_url: str | None = Field(default=None, description="e.g. https://api.deepseek.com/v1")
-    model: str | None = Field(default=None, description="Model name at that endpoint.")
-    api_key_env: str | None = Field(
-        default=None, description="NAME of the env variable holding the key (never the key)."
-    )
-    concurrency: int = Field(default=4, ge=1, le=64, description="Parallel requests.")
-    timeout: float = Field(default=120.0, gt=0, le=3600, description="Seconds per request.")
-    max_output_tokens: int = Field(
-        default=2048, ge=256, le=131072, description="Output room of a full analysis."
-    )
-    temperature: float = Field(default=0.2, ge=0, le=2)
-    context_tokens: int = Field(
-        default=32768, ge=4096, le=2_000_000, description="Context window; the diff is packed."
-    )
-    max_retries: int = Field(
-        default=4, ge=0, le=10, description="Retries of timeouts, resets, 429 and 5xx."
-    )
-    token_budget: int | None = Field(
-        default=None, ge=1, description="Stop sending once a run has used this many tokens."
-    )
-    token_budget_per_day: int | None = Field(
-        default=None,
-        ge=1,
-        description="Stop sending for a repository-day once it has used this many tokens.",
-    )
-    stage_timeout: float = Field(
-        default=3600,
-        gt=0,
-        le=86400,
-        description="Seconds the LLM stage of a run may take in all; the commits left keep"
-        " their rules analysis, marked.",
-    )
-
-
 class _RunFile(BaseModel):
     """Settings of the scheduled `run` command."""
 
@@ -290,7 +240,7 @@ class _ConfigFile(BaseModel):
     run: _RunFile = Field(default_factory=_RunFile)
     report: _ReportFile = Field(default_factory=_ReportFile)
     repos: list[_RepoFile] = Field(default_factory=list)
-    llm: _LlmFile = Field(default_factory=_LlmFile)
+    llm: LlmSection = Field(default_factory=LlmSection)
     publish: list[_PublishFile] = Field(
         default_factory=list,
         description="Where `run` and `publish` deliver each repository-day (any number).",

@@ -23,8 +23,8 @@ from repoherald.config.defaults import (
 )
 from repoherald.config.endpoints import (
     GitHubSettings,
-    check_llm_limits,
     github_settings,
+    llm_section,
     llm_settings,
 )
 from repoherald.config.file import _ConfigFile, load_config_file
@@ -187,15 +187,12 @@ def build_settings(
 
     template = file_cfg.report.path or DEFAULT_PATH_TEMPLATE
 
-    check_llm_limits(llm_concurrency, llm_token_budget)
+    llm_table = llm_section(file_cfg.llm, llm_concurrency, llm_token_budget)
     llm = (
         None
         if no_llm
-        else llm_settings(
-            file_cfg.llm, llm_base_url, llm_model, llm_api_key_env, llm_concurrency,
-            llm_token_budget, llm_provider,
-        )
-    )  # fmt: skip
+        else llm_settings(llm_table, llm_base_url, llm_model, llm_api_key_env, llm_provider)
+    )
 
     github = github_settings(file_cfg.github)
     return Settings(
