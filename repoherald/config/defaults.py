@@ -44,5 +44,7 @@ configuration table lists them from the schema)."""
 
 DEFAULT_GITHUB_API = "https://api.github.com"
 DEFAULT_GITHUB_TOKEN_ENV = "GITHUB_TOKEN"
+DEFAULT_GITHUB_CONCURRENCY = 4
+"""GitHub requests in flight: ``[github] concurrency``'s default, and the client's."""
 GITHUB_REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/(?!\.\.?$)[A-Za-z0-9._-]{1,100}")
 """``owner/name`` as GitHub allows them (no path tricks such as ``..``)."""

@@ -16,7 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
+from repoherald.config.defaults import (
+    DEFAULT_GITHUB_API,
+    DEFAULT_GITHUB_CONCURRENCY,
+    DEFAULT_GITHUB_TOKEN_ENV,
+)
 from repoherald.config.file import _GitHubFile
 from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.providers import Provider, provider
@@ -37,7 +41,7 @@ class GitHubSettings:
     token_env: str = DEFAULT_GITHUB_TOKEN_ENV
     token_env_explicit: bool = False
     """True when ``token_env`` was configured: then an unset variable is an error, not anonymous."""
-    concurrency: int = 4
+    concurrency: int = DEFAULT_GITHUB_CONCURRENCY
     max_wait_seconds: float = 300.0
     retry_backoff: float = 1.0
     """Seconds before the first retry of a 5xx or a dropped connection (doubling after)."""

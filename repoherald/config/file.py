@@ -17,7 +17,12 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from repoherald.config.defaults import DEFAULT_GITHUB_API, GITHUB_REPO, Lang
+from repoherald.config.defaults import (
+    DEFAULT_GITHUB_API,
+    DEFAULT_GITHUB_CONCURRENCY,
+    GITHUB_REPO,
+    Lang,
+)
 from repoherald.config.downstream import check_packages, check_watch, check_web_url
 from repoherald.config.templates import template_validator
 from repoherald.errors import ConfigError, UsageError
@@ -30,7 +35,7 @@ _Out = TypeVar("_Out")
 class _RepoFile(BaseModel):
     """One repository to report on (any number of them)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     source: str = Field(
         min_length=1,
@@ -137,7 +142,7 @@ def _as_value_error(check: Callable[[_In], _Out], value: _In) -> _Out:
 class _ReportFile(BaseModel):
     """Where and how reports are written."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     tz: str | None = Field(default=None, description="IANA zone of the days (Asia/Shanghai); --tz.")
     lang: Lang | None = Field(default=None, description="Report language (zh); --lang.")
@@ -161,7 +166,7 @@ class _ReportFile(BaseModel):
 class _RunFile(BaseModel):
     """Settings of the scheduled `run` command."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_catch_up_days: int = Field(
         default=7, ge=1, le=366, description="Missed days `run` reports per repository, at most."
@@ -176,7 +181,7 @@ WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun"
 class _PublishFile(BaseModel):
     """A delivery target; keys beyond these belong to its `type` (see Delivery)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     type: str = Field(min_length=1, description="archive, webhook, ...")
     name: str | None = Field(
@@ -203,7 +208,7 @@ class _PublishFile(BaseModel):
 class _GitHubFile(BaseModel):
     """The GitHub REST API: `github:owner/name` sources and pull-request context."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     api_url: str = Field(
         default=DEFAULT_GITHUB_API,
@@ -213,7 +218,9 @@ class _GitHubFile(BaseModel):
         default=None,
         description="NAME of the env variable holding the token (default GITHUB_TOKEN).",
     )
-    concurrency: int = Field(default=4, ge=1, le=16, description="Requests in flight, at most.")
+    concurrency: int = Field(
+        default=DEFAULT_GITHUB_CONCURRENCY, ge=1, le=16, description="Requests in flight, at most."
+    )
     max_wait_seconds: float = Field(
         default=300,
         ge=0,
@@ -232,7 +239,7 @@ class _GitHubFile(BaseModel):
 class _ConfigFile(BaseModel):
     """The whole ``repoherald.toml``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     home: str | None = Field(
         default=None, description="Store and mirrors; REPOHERALD_HOME/--home win."
