@@ -11,16 +11,11 @@ being echoed, and masked wherever it might appear.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 
-from repoherald.config.defaults import (
-    DEFAULT_GITHUB_API,
-    DEFAULT_GITHUB_CONCURRENCY,
-    DEFAULT_GITHUB_TOKEN_ENV,
-)
+from repoherald.config.defaults import DEFAULT_GITHUB_TOKEN_ENV
 from repoherald.config.file import _GitHubFile
 from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.providers import Provider, provider
@@ -28,28 +23,23 @@ from repoherald.llm.settings import LlmSection, LlmSettings
 from repoherald.redact import register, secret_env
 
 
-@dataclass(frozen=True, slots=True)
-class GitHubSettings:
-    """The GitHub REST API. Holds the *name* of the token's variable, never the token.
+class GitHubSettings(_GitHubFile):
+    """The ``[github]`` table resolved. Holds the *name* of the token's variable, never the token.
 
-    The values are checked when a repository is opened (an API URL that is not
-    http(s), a token variable that is not set), so one bad setting costs the
-    GitHub repositories their reports, not the whole run.
+    The same model as the table (its keys and bounds are declared once, in
+    :class:`~repoherald.config.file._GitHubFile`), plus what the table leaves
+    implicit. The values are checked when a repository is opened (an API URL
+    that is not http(s), a token variable that is not set), so one bad setting
+    costs the GitHub repositories their reports, not the whole run.
     """
 
-    api_url: str = DEFAULT_GITHUB_API
     token_env: str = DEFAULT_GITHUB_TOKEN_ENV
     token_env_explicit: bool = False
     """True when ``token_env`` was configured: then an unset variable is an error, not anonymous."""
-    concurrency: int = DEFAULT_GITHUB_CONCURRENCY
-    max_wait_seconds: float = 300.0
     retry_backoff: float = 1.0
     """Seconds before the first retry of a 5xx or a dropped connection (doubling after)."""
     secondary_wait: float = 60.0
     """Seconds to wait after a secondary rate limit without ``Retry-After`` (GitHub: a minute)."""
-    stage_timeout: float = 1800.0
-    """Seconds one fetch stage (a repository-day, or the history) may take, all requests and
-    waits together: each request has its own deadline, but not their sum."""
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
@@ -144,14 +134,13 @@ def github_settings(f: _GitHubFile) -> GitHubSettings:
             "[github] token_env must be the NAME of an environment variable that holds the"
             " token (e.g. GITHUB_TOKEN), not the token itself"
         )
-    return GitHubSettings(
-        api_url=f.api_url.rstrip("/"),
-        token_env=f.token_env or DEFAULT_GITHUB_TOKEN_ENV,
-        token_env_explicit=f.token_env is not None,
-        concurrency=f.concurrency,
-        max_wait_seconds=f.max_wait_seconds,
-        stage_timeout=f.stage_timeout,
-    )
+    resolved = {
+        "api_url": f.api_url.rstrip("/"),
+        "token_env": f.token_env or DEFAULT_GITHUB_TOKEN_ENV,
+        "token_env_explicit": f.token_env is not None,
+    }
+    # Not validated again: the table was, when the file was read.
+    return GitHubSettings.model_construct(**(f.model_dump() | resolved))
 
 
 def llm_settings(
