@@ -96,7 +96,7 @@ def run_set(
         settings = replace(settings, selection=DaySelection(days=tuple(days), today=None))
         if settings.llm is not None:
             # One answer per request: a 503 for an unrecorded request must not be retried.
-            llm = replace(settings.llm, max_retries=0, concurrency=concurrency)
+            llm = settings.llm.model_copy(update={"max_retries": 0, "concurrency": concurrency})
             settings = replace(settings, llm=llm)
         result = run(settings, use_cache=False)
         failures.extend(result.failures)

@@ -45,8 +45,7 @@ def check_command(
     with fail_on_errors(debug):
         file_cfg, _ = read_config(config, Path.cwd())
         cfg = llm_settings(
-            file_cfg.llm, llm_base_url, llm_model, llm_api_key_env, None, None, llm_provider,
-            need_model=False,
+            file_cfg.llm, llm_base_url, llm_model, llm_api_key_env, llm_provider, need_model=False,
         )  # fmt: skip
         if cfg is None:
             raise UsageError(

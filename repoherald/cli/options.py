@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
+from repoherald.llm.settings import DEFAULT_CONCURRENCY
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -82,7 +84,10 @@ endpoint_options = _stack(
 llm_options = _stack(
     endpoint_options,
     click.option(
-        "--llm-concurrency", type=int, metavar="N", help="Parallel LLM requests (default 4)."
+        "--llm-concurrency",
+        type=int,
+        metavar="N",
+        help=f"Parallel LLM requests (default {DEFAULT_CONCURRENCY}).",
     ),
     click.option(
         "--llm-token-budget",

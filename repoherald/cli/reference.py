@@ -7,10 +7,10 @@ the README cannot drift from the click commands and the config schema.
 from __future__ import annotations
 
 import types
-from typing import Any, Union, get_args, get_origin
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import click
-from pydantic import BaseModel
+from pydantic import BaseModel, WithJsonSchema
 from pydantic_core import PydanticUndefined
 
 
@@ -38,6 +38,10 @@ def flag_table(command: click.Command) -> str:
 
 def _type_name(ann: Any) -> str:
     origin = get_origin(ann)
+    if origin is Annotated:
+        base, *meta = get_args(ann)
+        choices = next((_enum(m) for m in meta if _enum(m)), None)
+        return " | ".join(f'"{c}"' for c in choices) if choices else _type_name(base)
     if origin in (Union, types.UnionType):
         return " or ".join(_type_name(a) for a in get_args(ann) if a is not type(None))
     if origin is not None:
@@ -48,6 +52,14 @@ def _type_name(ann: Any) -> str:
     if str(ann).startswith("typing.Literal"):
         return " | ".join(f'"{a}"' for a in get_args(ann))
     return getattr(ann, "__name__", str(ann))
+
+
+def _enum(meta: Any) -> list[Any] | None:
+    """The values a checked type allows, when it declares them (``Lang``: the catalogues)."""
+    if isinstance(meta, WithJsonSchema) and isinstance(meta.json_schema, dict):
+        values = meta.json_schema.get("enum")
+        return list(values) if isinstance(values, list) else None
+    return None
 
 
 def _sub_model(ann: Any) -> type[BaseModel] | None:

@@ -12,6 +12,7 @@ from repoherald.cli.options import cache_options, common_options, day_options, l
 from repoherald.cli.progress import ProgressDisplay
 from repoherald.cli.terminal import say
 from repoherald.config.settings import build_settings
+from repoherald.i18n import LANGUAGES
 from repoherald.pipeline.run import RunResult, run
 
 
@@ -45,7 +46,7 @@ from repoherald.pipeline.run import RunResult, run
     " (like `watch` in [[repos]]).",
 )
 @day_options
-@click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language. Default: zh.")
+@click.option("--lang", type=click.Choice(LANGUAGES), help="Report language. Default: zh.")
 @click.option("--out", metavar="DIR", help="Archive directory. Default: ./reports.")
 @common_options
 @cache_options

@@ -4,7 +4,9 @@ The package's modules, by what they do: ``file`` the ``repoherald.toml``
 models and reading them; ``settings`` the merge into :class:`Settings`;
 ``days`` the days to report; ``repos`` the repositories; ``downstream`` the
 "Affects your code" keys; ``endpoints`` the GitHub and LLM settings;
-``targets`` the ``[[publish]]`` targets; ``defaults`` the shared defaults.
+``overrides`` what the flags say, one dataclass per option group;
+``locations`` what a source string is; ``templates`` the checks of the
+``{field}`` templates; ``targets`` the ``[[publish]]`` targets; ``defaults`` the shared defaults.
 The names below are re-exported so ``from repoherald.config import ...``
 keeps working for the library's users.
 """
@@ -24,8 +26,9 @@ from repoherald.config.defaults import (
 from repoherald.config.downstream import Downstream
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.config.file import describe_validation_error, load_config_file
+from repoherald.config.overrides import Overrides
 from repoherald.config.repos import RepoConfig
-from repoherald.config.settings import Settings, build_settings, default_home
+from repoherald.config.settings import Settings, build_settings, default_home, merge_settings
 from repoherald.config.targets import NamedTarget, publish_targets
 
 __all__ = [
@@ -43,6 +46,7 @@ __all__ = [
     "GitHubSettings",
     "Lang",
     "NamedTarget",
+    "Overrides",
     "RepoConfig",
     "Settings",
     "build_settings",
@@ -50,6 +54,7 @@ __all__ = [
     "default_home",
     "describe_validation_error",
     "load_config_file",
+    "merge_settings",
     "parse_day",
     "publish_targets",
     "select_days",

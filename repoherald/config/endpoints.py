@@ -1,6 +1,9 @@
-"""The remote services' settings, GitHub and the LLM: flags over the file.
+"""The remote services' settings, GitHub and the LLM: flags over the file, merged here only.
 
-Both name the environment variable holding their credential, never the
+The ``[llm]`` table is one pydantic model (:class:`~repoherald.llm.settings.LlmSection`)
+that declares every key and bound once; the flags are merged into it and
+validated by it, so ``--llm-concurrency`` and ``[llm] concurrency`` obey the
+same bounds. Both services name the environment variable holding their credential, never the
 credential itself; a value that looks like a pasted key is refused without
 being echoed, and masked wherever it might appear.
 """
@@ -8,38 +11,35 @@ being echoed, and masked wherever it might appear.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import Any
 
-from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
-from repoherald.config.file import _GitHubFile, _LlmFile
+from pydantic import ValidationError
+
+from repoherald.config.defaults import DEFAULT_GITHUB_TOKEN_ENV
+from repoherald.config.file import _GitHubFile
 from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.providers import Provider, provider
-from repoherald.llm.settings import LlmSettings
+from repoherald.llm.settings import LlmSection, LlmSettings
 from repoherald.redact import register, secret_env
 
 
-@dataclass(frozen=True, slots=True)
-class GitHubSettings:
-    """The GitHub REST API. Holds the *name* of the token's variable, never the token.
+class GitHubSettings(_GitHubFile):
+    """The ``[github]`` table resolved. Holds the *name* of the token's variable, never the token.
 
-    The values are checked when a repository is opened (an API URL that is not
-    http(s), a token variable that is not set), so one bad setting costs the
-    GitHub repositories their reports, not the whole run.
+    The same model as the table (its keys and bounds are declared once, in
+    :class:`~repoherald.config.file._GitHubFile`), plus what the table leaves
+    implicit. The values are checked when a repository is opened (an API URL
+    that is not http(s), a token variable that is not set), so one bad setting
+    costs the GitHub repositories their reports, not the whole run.
     """
 
-    api_url: str = DEFAULT_GITHUB_API
     token_env: str = DEFAULT_GITHUB_TOKEN_ENV
     token_env_explicit: bool = False
     """True when ``token_env`` was configured: then an unset variable is an error, not anonymous."""
-    concurrency: int = 4
-    max_wait_seconds: float = 300.0
     retry_backoff: float = 1.0
     """Seconds before the first retry of a 5xx or a dropped connection (doubling after)."""
     secondary_wait: float = 60.0
     """Seconds to wait after a secondary rate limit without ``Retry-After`` (GitHub: a minute)."""
-    stage_timeout: float = 1800.0
-    """Seconds one fetch stage (a repository-day, or the history) may take, all requests and
-    waits together: each request has its own deadline, but not their sum."""
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
@@ -64,12 +64,42 @@ def _looks_like_key(value: str) -> bool:
     return digit_runs >= 1 and digit_runs + odd_capitals >= 4
 
 
-def check_llm_limits(concurrency: int | None, token_budget: int | None) -> None:
-    """Bad numbers are usage errors even when no LLM is configured (they would be later)."""
-    if concurrency is not None and not 1 <= concurrency <= 64:
-        raise UsageError(f"--llm-concurrency {concurrency} is out of range: use 1 to 64")
-    if token_budget is not None and token_budget < 1:
-        raise UsageError("--llm-token-budget must be a positive number of tokens")
+_LLM_FLAGS = {"concurrency": "--llm-concurrency", "token_budget": "--llm-token-budget"}
+"""The ``[llm]`` keys a flag can set, by the flag's name."""
+
+
+def llm_section(f: LlmSection, concurrency: int | None, token_budget: int | None) -> LlmSection:
+    """The ``[llm]`` table with the flags' numbers over it, validated by the table's model.
+
+    Called even when no LLM is configured or ``--no-llm`` is given: a bad
+    number is a usage error either way (it would be one later).
+    """
+    given = {"concurrency": concurrency, "token_budget": token_budget}
+    flags = {key: value for key, value in given.items() if value is not None}
+    if not flags:
+        return f
+    try:
+        return LlmSection.model_validate(f.model_dump(exclude_unset=True) | flags)
+    except ValidationError as exc:
+        raise UsageError(_flag_error(exc)) from None
+
+
+def _flag_error(exc: ValidationError) -> str:
+    """One line naming the flag and its bounds, which come from the model's field."""
+    err = exc.errors()[0]
+    key = str(err["loc"][0])
+    low, high = _bounds(key)
+    if high is None:
+        return f"{_LLM_FLAGS[key]} must be a positive number of tokens"
+    return f"{_LLM_FLAGS[key]} {err['input']} is out of range: use {low} to {high}"
+
+
+def _bounds(key: str) -> tuple[Any, Any]:
+    """The ``ge``/``le`` bounds declared on an ``[llm]`` key (None where there is none)."""
+    meta = LlmSection.model_fields[key].metadata
+    low = next((m.ge for m in meta if hasattr(m, "ge")), None)
+    high = next((m.le for m in meta if hasattr(m, "le")), None)
+    return low, high
 
 
 def _check_key_env(key_env: str) -> None:
@@ -104,28 +134,27 @@ def github_settings(f: _GitHubFile) -> GitHubSettings:
             "[github] token_env must be the NAME of an environment variable that holds the"
             " token (e.g. GITHUB_TOKEN), not the token itself"
         )
-    return GitHubSettings(
-        api_url=f.api_url.rstrip("/"),
-        token_env=f.token_env or DEFAULT_GITHUB_TOKEN_ENV,
-        token_env_explicit=f.token_env is not None,
-        concurrency=f.concurrency,
-        max_wait_seconds=f.max_wait_seconds,
-        stage_timeout=f.stage_timeout,
-    )
+    resolved = {
+        "api_url": f.api_url.rstrip("/"),
+        "token_env": f.token_env or DEFAULT_GITHUB_TOKEN_ENV,
+        "token_env_explicit": f.token_env is not None,
+    }
+    # Not validated again: the table was, when the file was read.
+    return GitHubSettings.model_construct(**(f.model_dump() | resolved))
 
 
 def llm_settings(
-    f: _LlmFile,
+    f: LlmSection,
     base_url: str | None,
     model: str | None,
     api_key_env: str | None,
-    concurrency: int | None,
-    token_budget: int | None,
     provider_name: str | None = None,
     *,
     need_model: bool = True,
 ) -> LlmSettings | None:
     """The LLM endpoint, or None for rules only. Flags override the [llm] table.
+
+    ``f`` is the table with the numeric flags already merged (:func:`llm_section`).
 
     A provider fills what is not set explicitly. One named by the flag is a
     switch of endpoint for this run, so it replaces the file's endpoint keys
@@ -169,20 +198,11 @@ def llm_settings(
             )
     if key_env:
         _check_key_env(key_env)
-    workers = concurrency if concurrency is not None else f.concurrency
-    budget = token_budget if token_budget is not None else f.token_budget
-    return LlmSettings(
-        base_url=url.rstrip("/"),
-        model=name,
-        api_key_env=key_env or None,
-        concurrency=workers,
-        timeout=f.timeout,
-        max_output_tokens=f.max_output_tokens,
-        temperature=f.temperature,
-        context_tokens=f.context_tokens,
-        max_retries=f.max_retries,
-        token_budget=budget,
-        token_budget_per_day=f.token_budget_per_day,
-        stage_timeout=f.stage_timeout,
-        provider=preset.name if preset else None,
-    )
+    endpoint = {
+        "base_url": url.rstrip("/"),
+        "model": name,
+        "api_key_env": key_env or None,
+        "provider": preset.name if preset else None,
+    }
+    # Not validated again: the numbers were, as the table; the endpoint by the checks above.
+    return LlmSettings.model_construct(**(f.model_dump() | endpoint))

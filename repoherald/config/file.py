@@ -17,11 +17,16 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from repoherald.config.defaults import DEFAULT_GITHUB_API, GITHUB_REPO, Lang
+from repoherald.config.defaults import (
+    DEFAULT_GITHUB_API,
+    DEFAULT_GITHUB_CONCURRENCY,
+    GITHUB_REPO,
+    Lang,
+)
 from repoherald.config.downstream import check_packages, check_watch, check_web_url
+from repoherald.config.templates import template_validator
 from repoherald.errors import ConfigError, UsageError
-from repoherald.llm.providers import provider
-from repoherald.publish.layout import template_validator
+from repoherald.llm.settings import LlmSection
 
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")
@@ -30,7 +35,7 @@ _Out = TypeVar("_Out")
 class _RepoFile(BaseModel):
     """One repository to report on (any number of them)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     source: str = Field(
         min_length=1,
@@ -137,7 +142,7 @@ def _as_value_error(check: Callable[[_In], _Out], value: _In) -> _Out:
 class _ReportFile(BaseModel):
     """Where and how reports are written."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     tz: str | None = Field(default=None, description="IANA zone of the days (Asia/Shanghai); --tz.")
     lang: Lang | None = Field(default=None, description="Report language (zh); --lang.")
@@ -158,60 +163,10 @@ class _ReportFile(BaseModel):
         return template_validator(value) if value is not None else None
 
 
-class _LlmFile(BaseModel):
-    """An OpenAI-compatible endpoint; omit the table for rules only."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    provider: str | None = Field(
-        default=None,
-        description="deepseek, openai, dashscope, ollama, vllm or sglang: fills base_url, model"
-        " and api_key_env (keys set here still win); --llm-provider.",
-    )
-
-    @field_validator("provider")
-    @classmethod
-    def _known_provider(cls, value: str | None) -> str | None:
-        return None if value is None else _as_value_error(provider, value).name
-
-    base_url: str | None = Field(default=None, description="e.g. https://api.deepseek.com/v1")
-    model: str | None = Field(default=None, description="Model name at that endpoint.")
-    api_key_env: str | None = Field(
-        default=None, description="NAME of the env variable holding the key (never the key)."
-    )
-    concurrency: int = Field(default=4, ge=1, le=64, description="Parallel requests.")
-    timeout: float = Field(default=120.0, gt=0, le=3600, description="Seconds per request.")
-    max_output_tokens: int = Field(
-        default=2048, ge=256, le=131072, description="Output room of a full analysis."
-    )
-    temperature: float = Field(default=0.2, ge=0, le=2)
-    context_tokens: int = Field(
-        default=32768, ge=4096, le=2_000_000, description="Context window; the diff is packed."
-    )
-    max_retries: int = Field(
-        default=4, ge=0, le=10, description="Retries of timeouts, resets, 429 and 5xx."
-    )
-    token_budget: int | None = Field(
-        default=None, ge=1, description="Stop sending once a run has used this many tokens."
-    )
-    token_budget_per_day: int | None = Field(
-        default=None,
-        ge=1,
-        description="Stop sending for a repository-day once it has used this many tokens.",
-    )
-    stage_timeout: float = Field(
-        default=3600,
-        gt=0,
-        le=86400,
-        description="Seconds the LLM stage of a run may take in all; the commits left keep"
-        " their rules analysis, marked.",
-    )
-
-
 class _RunFile(BaseModel):
     """Settings of the scheduled `run` command."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     max_catch_up_days: int = Field(
         default=7, ge=1, le=366, description="Missed days `run` reports per repository, at most."
@@ -226,7 +181,7 @@ WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun"
 class _PublishFile(BaseModel):
     """A delivery target; keys beyond these belong to its `type` (see Delivery)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     type: str = Field(
         min_length=1,
@@ -256,7 +211,7 @@ class _PublishFile(BaseModel):
 class _GitHubFile(BaseModel):
     """The GitHub REST API: `github:owner/name` sources and pull-request context."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     api_url: str = Field(
         default=DEFAULT_GITHUB_API,
@@ -266,7 +221,9 @@ class _GitHubFile(BaseModel):
         default=None,
         description="NAME of the env variable holding the token (default GITHUB_TOKEN).",
     )
-    concurrency: int = Field(default=4, ge=1, le=16, description="Requests in flight, at most.")
+    concurrency: int = Field(
+        default=DEFAULT_GITHUB_CONCURRENCY, ge=1, le=16, description="Requests in flight, at most."
+    )
     max_wait_seconds: float = Field(
         default=300,
         ge=0,
@@ -285,7 +242,7 @@ class _GitHubFile(BaseModel):
 class _ConfigFile(BaseModel):
     """The whole ``repoherald.toml``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     home: str | None = Field(
         default=None, description="Store and mirrors; REPOHERALD_HOME/--home win."
@@ -293,7 +250,7 @@ class _ConfigFile(BaseModel):
     run: _RunFile = Field(default_factory=_RunFile)
     report: _ReportFile = Field(default_factory=_ReportFile)
     repos: list[_RepoFile] = Field(default_factory=list)
-    llm: _LlmFile = Field(default_factory=_LlmFile)
+    llm: LlmSection = Field(default_factory=LlmSection)
     publish: list[_PublishFile] = Field(
         default_factory=list,
         description="Where `run` and `publish` deliver each repository-day (any number).",

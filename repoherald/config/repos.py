@@ -11,8 +11,8 @@ from repoherald.config.days import check_tz
 from repoherald.config.defaults import Lang
 from repoherald.config.downstream import Downstream, check_watch, resolve_downstream
 from repoherald.config.file import _RepoFile
+from repoherald.config.locations import is_local_path
 from repoherald.errors import UsageError
-from repoherald.sources.locations import is_local_path
 
 
 @dataclass(frozen=True, slots=True)

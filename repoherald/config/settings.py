@@ -19,14 +19,17 @@ from repoherald.config.defaults import (
     DEFAULT_PATH_TEMPLATE,
     DEFAULT_TZ,
     Lang,
+    check_lang,
 )
 from repoherald.config.endpoints import (
     GitHubSettings,
-    check_llm_limits,
     github_settings,
+    llm_section,
     llm_settings,
 )
 from repoherald.config.file import _ConfigFile, load_config_file
+from repoherald.config.locations import is_local_path
+from repoherald.config.overrides import LlmOverrides, Overrides, RepoOverrides
 from repoherald.config.repos import (
     RepoConfig,
     checked_web_url,
@@ -36,7 +39,6 @@ from repoherald.config.repos import (
 from repoherald.config.targets import NamedTarget, publish_targets
 from repoherald.errors import UsageError
 from repoherald.llm.settings import LlmSettings
-from repoherald.sources.locations import is_local_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,33 +106,29 @@ def resolve_home(home: str | None, file_cfg: _ConfigFile, base: Path) -> Path:
 
 def build_settings(
     *,
-    repos: tuple[str, ...] = (),
-    branch: str | None = None,
-    day: str | None = None,
-    since: str | None = None,
-    until: str | None = None,
-    tz: str | None = None,
-    lang: str | None = None,
-    out: str | None = None,
-    config: str | None = None,
-    home: str | None = None,
-    debug: bool = False,
-    now: datetime | None = None,
     cwd: Path | None = None,
-    llm_base_url: str | None = None,
-    llm_model: str | None = None,
-    llm_api_key_env: str | None = None,
-    llm_concurrency: int | None = None,
-    llm_token_budget: int | None = None,
-    llm_provider: str | None = None,
-    no_llm: bool = False,
-    name: str | None = None,
-    web_url: str | None = None,
-    downstream: tuple[str, ...] = (),
-    watch: tuple[str, ...] = (),
+    now: datetime | None = None,
+    delivery_secrets: bool = True,
+    **options: Any,
+) -> Settings:
+    """Merge the config file, the environment and ``options`` into :class:`Settings`.
+
+    ``options`` are the commands' keyword names (``repos``, ``day``, ``lang``,
+    ``llm_model``, ``no_llm`` ...; see :class:`~repoherald.config.overrides.Overrides`),
+    the library's flat way to say what :func:`merge_settings` takes grouped.
+    """
+    overrides = Overrides.from_options(**options)
+    return merge_settings(overrides, cwd=cwd, now=now, delivery_secrets=delivery_secrets)
+
+
+def merge_settings(
+    overrides: Overrides,
+    *,
+    cwd: Path | None = None,
+    now: datetime | None = None,
     delivery_secrets: bool = True,
 ) -> Settings:
-    """Merge the config file, the environment and the flags into :class:`Settings`.
+    """The one merge: defaults < config file < environment < ``overrides``.
 
     ``config`` defaults to ``./repoherald.toml`` when that file exists.
     ``delivery_secrets=False`` still validates every ``[[publish]]`` table but
@@ -138,79 +136,77 @@ def build_settings(
     nothing, so a missing webhook URL must not stop it.
     """
     cwd = cwd or Path.cwd()
-    file_cfg, base = read_config(config, cwd)
-
+    place, days = overrides.place, overrides.days
+    file_cfg, base = read_config(place.config, cwd)
     tz_name = check_tz(
-        tz
-        if tz is not None
+        days.tz
+        if days.tz is not None
         else os.environ.get("REPOHERALD_TZ") or file_cfg.report.tz or DEFAULT_TZ
     )
-    lang_value = lang or os.environ.get("REPOHERALD_LANG") or file_cfg.report.lang or DEFAULT_LANG
-    if lang_value not in ("zh", "en"):
-        raise UsageError(f"unknown language {lang_value!r}: use zh or en")
+    lang = check_lang(
+        place.lang or os.environ.get("REPOHERALD_LANG") or file_cfg.report.lang or DEFAULT_LANG
+    )
+    repo_cfgs = _repos(overrides.repo, file_cfg, base, cwd)
+    out_dir = Path(place.out or file_cfg.report.out or DEFAULT_OUT)
+    if not out_dir.is_absolute():
+        out_dir = (cwd if place.out else base) / out_dir
+    llm = _llm(overrides.llm, file_cfg)
+    github = github_settings(file_cfg.github)
+    return Settings(
+        llm=llm,
+        repos=repo_cfgs,
+        selection=select_days(ZoneInfo(tz_name), days.day, days.since, days.until, now=now),
+        tz_name=tz_name,
+        lang=lang,
+        out_dir=out_dir,
+        home=resolve_home(place.home, file_cfg, base),
+        report_name=file_cfg.report.name,
+        path_template=file_cfg.report.path or DEFAULT_PATH_TEMPLATE,
+        debug=place.debug,
+        max_catch_up_days=file_cfg.run.max_catch_up_days,
+        github=github,
+        repos_from_config=not overrides.repo.repos,
+        publish=publish_targets(file_cfg.publish, github, require_env=delivery_secrets),
+    )
 
-    if (name or web_url) and len(repos) != 1:
+
+def _repos(
+    flags: RepoOverrides, file_cfg: _ConfigFile, base: Path, cwd: Path
+) -> tuple[RepoConfig, ...]:
+    """``--repo`` (relative to ``cwd``) or else ``[[repos]]`` (relative to the file), unique."""
+    if (flags.name or flags.web_url) and len(flags.repos) != 1:
         raise UsageError("--name and --web-url describe one repository: give exactly one --repo")
-    if repos:
+    if flags.repos:
         repo_cfgs = tuple(
             RepoConfig(
                 source=str((cwd / Path(r).expanduser()).resolve()) if is_local_path(r) else r,
-                branch=branch,
-                name=name,
-                web_url=checked_web_url(web_url),
+                branch=flags.branch,
+                name=flags.name,
+                web_url=checked_web_url(flags.web_url),
             )
-            for r in repos
+            for r in flags.repos
         )
     elif file_cfg.repos:
         repo_cfgs = tuple(repo_from_file(r, base) for r in file_cfg.repos)
-        if branch is not None:
-            repo_cfgs = tuple(replace(r, branch=branch) for r in repo_cfgs)
+        if flags.branch is not None:
+            repo_cfgs = tuple(replace(r, branch=flags.branch) for r in repo_cfgs)
     else:
         raise UsageError(
             "no repository given: pass --repo PATH_OR_URL or list [[repos]] in repoherald.toml"
         )
-
-    repo_cfgs = with_downstream_flags(repo_cfgs, downstream, watch, cwd)
+    repo_cfgs = with_downstream_flags(repo_cfgs, flags.downstream, flags.watch, cwd)
     seen: set[str] = set()
     unique = []
     for r in repo_cfgs:
         if r.source not in seen:
             seen.add(r.source)
             unique.append(r)
-    repo_cfgs = tuple(unique)
+    return tuple(unique)
 
-    home_path = resolve_home(home, file_cfg, base)
 
-    out_dir = Path(out or file_cfg.report.out or DEFAULT_OUT)
-    if not out_dir.is_absolute():
-        out_dir = (cwd if out else base) / out_dir
-
-    template = file_cfg.report.path or DEFAULT_PATH_TEMPLATE
-
-    check_llm_limits(llm_concurrency, llm_token_budget)
-    llm = (
-        None
-        if no_llm
-        else llm_settings(
-            file_cfg.llm, llm_base_url, llm_model, llm_api_key_env, llm_concurrency,
-            llm_token_budget, llm_provider,
-        )
-    )  # fmt: skip
-
-    github = github_settings(file_cfg.github)
-    return Settings(
-        llm=llm,
-        repos=repo_cfgs,
-        selection=select_days(ZoneInfo(tz_name), day, since, until, now=now),
-        tz_name=tz_name,
-        lang=lang_value,  # type: ignore[arg-type]
-        out_dir=out_dir,
-        home=home_path,
-        report_name=file_cfg.report.name,
-        path_template=template,
-        debug=debug,
-        max_catch_up_days=file_cfg.run.max_catch_up_days,
-        github=github,
-        repos_from_config=not repos,
-        publish=publish_targets(file_cfg.publish, github, require_env=delivery_secrets),
-    )
+def _llm(flags: LlmOverrides, file_cfg: _ConfigFile) -> LlmSettings | None:
+    """The endpoint, or None for rules only; its numbers are checked even with ``--no-llm``."""
+    table = llm_section(file_cfg.llm, flags.concurrency, flags.token_budget)
+    if flags.no_llm:
+        return None
+    return llm_settings(table, flags.base_url, flags.model, flags.api_key_env, flags.provider)

@@ -43,6 +43,7 @@ from typing import Any
 
 import httpx
 
+from repoherald.config.defaults import DEFAULT_GITHUB_CONCURRENCY
 from repoherald.github.budget import StageBudget
 from repoherald.github.errors import AmbiguousWriteError, GitHubError, github_message
 from repoherald.github.ratelimit import MAX_RATE_LIMIT_WAITS, RateLimits
@@ -98,7 +99,7 @@ class GitHubClient:
         token_env: str,
         anonymous: bool,
         cache: EtagCache | None = None,
-        concurrency: int = 4,
+        concurrency: int = DEFAULT_GITHUB_CONCURRENCY,
         max_wait_seconds: float = 300.0,
         max_retries: int = 4,
         backoff: float = 1.0,

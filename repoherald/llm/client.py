@@ -43,6 +43,7 @@ from repoherald.httppolicy import (
     new_async_client,
     retry_after,
 )
+from repoherald.llm.settings import DEFAULT_CONCURRENCY
 from repoherald.redact import redact
 
 log = logging.getLogger("repoherald.llm")
@@ -116,7 +117,7 @@ class ChatClient:
         api_key_env: str | None = None,
         timeout: float = 120.0,
         max_retries: int = 4,
-        concurrency: int = 4,
+        concurrency: int = DEFAULT_CONCURRENCY,
         temperature: float = 0.2,
         transport: httpx.AsyncBaseTransport | None = None,
         http: httpx.AsyncClient | None = None,

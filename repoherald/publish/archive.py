@@ -28,7 +28,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
@@ -61,7 +61,7 @@ class ArchiveOptions(PublisherOptions):
         description="Path template: {year}, {month}, {day}, {date}, {name}; .md/.json appended.",
     )
     lang: Lang = Field(
-        default=cast(Lang, DEFAULT_LANG),
+        default=DEFAULT_LANG,
         description="Main language: its reports have no language tag in the file name"
         " (others get e.g. .en.md).",
     )

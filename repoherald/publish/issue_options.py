@@ -9,8 +9,8 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
+from repoherald.config.templates import template_fields
 from repoherald.publish.base import PublisherOptions
-from repoherald.publish.template_fields import template_fields
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
 TITLE_FIELDS = frozenset({"name", "date", "lang"})

@@ -10,53 +10,23 @@ fields exist; they take no format spec, conversion, attribute or index.
 from __future__ import annotations
 
 import re
-import string
 from datetime import date
 from pathlib import Path
 
-from pydantic_core import PydanticCustomError
-
+from repoherald.config.templates import check_template, path_pieces, template_validator
 from repoherald.errors import ConfigError
-from repoherald.publish.template_fields import template_fields
 
-FIELDS = ("year", "month", "day", "date", "name")
-"""The template fields: ``{year}`` 2026, ``{month}`` 08, ``{day}`` 20, ``{date}`` 2026-08-20,
-``{name}`` the repository's folder name."""
-
-
-def _pieces(template: str) -> list[tuple[str, str | None]]:
-    """(literal text, field name or None) pairs; raises ValueError naming the first problem."""
-    if not template.strip():
-        raise ValueError("the path template is empty: use e.g. {year}/{name}/{date}")
-    if any(ord(ch) < 0x20 for ch in template):
-        raise ValueError("the path template contains a control character (NUL, newline): remove it")
-    template_fields(template, FIELDS, "the path template")
-    pieces: list[tuple[str, str | None]] = []
-    for literal, field, _, _ in string.Formatter().parse(template):
-        pieces.append((literal, field))
-    return pieces
-
-
-def check_template(template: str) -> str:
-    """Return ``template`` if it is a valid path template, else raise ValueError saying why.
-
-    Besides well-formed fields it must contain ``{date}`` (each day needs its
-    own file) and stay inside the archive (no ``..`` segment).
-    """
-    pieces = _pieces(template)
-    if "date" not in {field for _, field in pieces}:
-        raise ValueError("the path template must contain {date}: each day needs its own file")
-    if ".." in re.split(r"[/\\]", template):
-        raise ValueError("the path template must stay inside the archive: remove the '..' segment")
-    return template
-
-
-def template_validator(value: str) -> str:
-    """:func:`check_template` for a pydantic field: the message without a "Value error" prefix."""
-    try:
-        return check_template(value)
-    except ValueError as exc:
-        raise PydanticCustomError("path_template", str(exc)) from None
+__all__ = [
+    "UNTAGGED_LANG",
+    "check_template",
+    "fill_template",
+    "lang_suffix",
+    "report_path",
+    "safe_component",
+    "template_validator",
+]
+"""``check_template`` and ``template_validator`` live in :mod:`repoherald.config.templates`
+(the configuration checks the template while reading the file); re-exported for the archive."""
 
 
 def safe_component(name: str) -> str:
@@ -68,7 +38,7 @@ def safe_component(name: str) -> str:
 def fill_template(template: str, name: str, day: date) -> str:
     """The template with its fields replaced; ``name`` is made file-name-safe first."""
     try:
-        pieces = _pieces(template)
+        pieces = path_pieces(template)
     except ValueError as exc:
         raise ConfigError(f"report path template {template!r}: {exc}") from None
     values = {

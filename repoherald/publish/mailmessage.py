@@ -17,11 +17,11 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid, parseaddr
 
+from repoherald.config.templates import template_fields
 from repoherald.errors import PublishError
 from repoherald.i18n import t
 from repoherald.publish.base import Publication
 from repoherald.publish.mailhtml import anchor_prefix, render_document, render_fragment
-from repoherald.publish.template_fields import template_fields
 from repoherald.render.digest import Digest, digest_from_json
 
 SUBJECT_FIELDS = frozenset({"name", "date", "lang", "high", "total"})

@@ -14,8 +14,8 @@ from __future__ import annotations
 from datetime import date
 from urllib.parse import quote
 
+from repoherald.config.templates import template_fields
 from repoherald.publish.layout import lang_suffix
-from repoherald.publish.template_fields import template_fields
 
 REPORT_URL_FIELDS = ("year", "month", "day", "date", "name", "lang", "suffix")
 REPORT_URL_HELP = (

@@ -23,16 +23,14 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
 from repoherald.config.endpoints import GitHubSettings
+from repoherald.config.repos import RepoConfig
 from repoherald.models import Commit, FileChange, PullRequest
 from repoherald.store.base import EtagCache
-
-if TYPE_CHECKING:  # the configuration imports sources.locations; the annotation needs the name
-    from repoherald.config.repos import RepoConfig
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,11 @@ from typing import cast
 
 from pydantic import BaseModel, ValidationError
 
+from repoherald.config.locations import backend_scheme
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import ConfigError, SourceError
 from repoherald.plugins import SOURCES, load_group
 from repoherald.sources.base import Source, SourceBackend, SourceContext
-from repoherald.sources.locations import backend_scheme
 
 DEFAULT_SCHEME = "git"
 

@@ -54,7 +54,7 @@ def settings_for(
         encoding="utf-8",
     )
     settings = build_settings(config=str(cfg), day=str(DAY), home=str(tmp / "home"))
-    fast = replace(settings.github, retry_backoff=0.01, secondary_wait=0.2)
+    fast = settings.github.model_copy(update={"retry_backoff": 0.01, "secondary_wait": 0.2})
     return replace(settings, github=fast)
 
 

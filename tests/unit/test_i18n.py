@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import json
 import string
+from pathlib import Path
 
+import click
 import pytest
 
 from repoherald.analysis.facts import AreaRules, FactsExtractor
 from repoherald.analysis.rules import RuleAnalyser
+from repoherald.cli.report import report
+from repoherald.config.defaults import check_lang
+from repoherald.config.settings import build_settings
+from repoherald.errors import ConfigError, UsageError
 from repoherald.i18n import CATALOGUES, LANGUAGES, localise, localise_analysis, t
 from repoherald.models import (
     Analysis,
@@ -145,3 +151,17 @@ def test_english_counts_agree_with_their_nouns() -> None:
     assert localise("en", two) == "`docs`: 2 files (+2/−0)"
     assert localise("zh", one) == "`docs`：1 个文件（+2/−0）"
     assert t("en", "stats_line", n=1, h=0, m=1, l=0).startswith("1 commit today")
+
+
+def test_the_catalogues_are_the_only_list_of_languages(tmp_path: Path) -> None:
+    """The CLI's choice, the flag check and the file's check all read i18n.LANGUAGES."""
+    lang = next(p for p in report.params if p.name == "lang")
+    assert isinstance(lang.type, click.Choice) and lang.type.choices is LANGUAGES
+    for value in LANGUAGES:
+        assert check_lang(value) == value
+    with pytest.raises(UsageError, match="use " + " or ".join(LANGUAGES)):
+        build_settings(repos=("x",), cwd=tmp_path, lang="fr")
+    config = tmp_path / "repoherald.toml"
+    config.write_text('[report]\nlang = "fr"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"report\.lang: unknown language 'fr'"):
+        build_settings(repos=("x",), cwd=tmp_path)

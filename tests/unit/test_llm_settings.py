@@ -11,7 +11,7 @@ import pytest
 import repoherald.llm
 from repoherald import redact
 from repoherald.config import build_settings
-from repoherald.errors import UsageError
+from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.settings import LlmSettings
 
 URL = "http://127.0.0.1:9/v1"
@@ -117,3 +117,22 @@ def test_llm_numbers_are_checked_always(
 ) -> None:
     with pytest.raises(UsageError, match=message):
         settings(tmp_path, **flags, **llm)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("concurrency", 0), ("concurrency", 1), ("concurrency", 64), ("concurrency", 65),
+     ("token_budget", 0), ("token_budget", 1)],
+)  # fmt: skip
+def test_a_flag_and_its_key_obey_the_same_bounds(tmp_path: Path, key: str, value: int) -> None:
+    """``--llm-concurrency`` and ``[llm] concurrency`` are checked by one model's bounds."""
+    config = tmp_path / "llm.toml"  # not ./repoherald.toml: the flags' run must not read it
+    config.write_text(f'[llm]\nbase_url = "{URL}"\nmodel = "m"\n{key} = {value}\n')
+    outcomes = []
+    for kwargs in ({}, {"llm_base_url": URL, "llm_model": "m", f"llm_{key}": value}):
+        try:
+            built = settings(tmp_path, config=str(config) if not kwargs else None, **kwargs)
+            outcomes.append(getattr(built.llm, key) == value)
+        except (UsageError, ConfigError):
+            outcomes.append(False)
+    assert outcomes[0] == outcomes[1] == (value >= 1 and value <= 64)

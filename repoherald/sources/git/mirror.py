@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
+from repoherald.config.locations import SCP_LIKE
 from repoherald.errors import SourceError, UsageError
 from repoherald.redact import register
 from repoherald.sources.git.naming import identity_from_url
 from repoherald.sources.git.repo import SAFE_CONFIG, GitRepo, git_env, last_line, run_git
-from repoherald.sources.locations import SCP_LIKE
 
 DAY = 86400
 HISTORY_MARGIN = 2 * DAY

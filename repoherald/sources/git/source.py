@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import ClassVar
 
+from repoherald.config.locations import is_clone_url
 from repoherald.config.repos import RepoConfig
 from repoherald.github.pulls import PullRequestLookup
 from repoherald.models import Commit, FileChange, PullRequest
@@ -20,7 +21,6 @@ from repoherald.sources.git import mirror
 from repoherald.sources.git.mirror import Remote
 from repoherald.sources.git.naming import derive_name, identity_from_url
 from repoherald.sources.git.repo import SAFE_CONFIG, GitRepo, check_branch_name, open_local, run_git
-from repoherald.sources.locations import is_clone_url
 
 
 def guess_name(cfg: RepoConfig) -> str:

@@ -2,6 +2,8 @@
 
 One definition, used by the configuration (which resolves local paths
 relative to the config file) and by the backends (which decide how to read).
+It lives in ``config/`` because the configuration is the bottom of the house:
+the sources import it from here, the configuration never imports a source.
 """
 
 from __future__ import annotations
