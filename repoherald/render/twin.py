@@ -1,16 +1,29 @@
-"""The machine-readable twin of a report: the same data, as JSON.
+"""The machine-readable twin of a report: the same data, as JSON, written and read here only.
 
 It carries exactly what the Markdown shows (plus the raw facts), read from
 the same :class:`~repoherald.render.view.ReportView`, never an e-mail
 address, and is deterministic apart from ``generated_at``.
+
+:func:`write` turns a view into the twin's text; :func:`read` turns a twin
+(of a day, or of a weekly roll-up) back into a :class:`Twin`, the typed
+model every reader uses (digests, the index, roll-ups, e-mail subjects), and
+:func:`read_stamp` reads just what the archive needs of an old twin. A twin
+carries ``schema_version``: one written by a newer repoherald, in a format
+this one does not know, is refused with one clear error rather than read
+wrongly. Fields a reader does not use are kept as they are (``extra``), so a
+roll-up built from day twins copies them through.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from typing import Any
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from repoherald.emails import hide_emails
+from repoherald.errors import PublishError
 from repoherald.render.affects import AffectsView, CommitRef, ImpactView
 from repoherald.render.invisible import strip_invisible
 from repoherald.render.view import (
@@ -23,9 +36,140 @@ from repoherald.render.view import (
 from repoherald.store.codec import to_jsonable
 
 SCHEMA_VERSION = 1
+"""The twin's format version: bump it when a reader of the old format would misread the new."""
 
 
-def report_to_dict(view: ReportView) -> dict[str, Any]:
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class TwinError(PublishError):
+    """A twin cannot be read: damaged, or written by a newer repoherald."""
+
+
+class _Part(BaseModel):
+    """A part of the twin: the fields readers use are typed, the others are kept as they are."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class TwinAnalysis(_Part):
+    importance: str = "low"
+    reasons: list[Any] = []
+
+
+class TwinCommit(_Part):
+    sha: str = ""
+    title: str = ""
+    url: str | None = None
+    pr_url: str | None = None
+    analysis: TwinAnalysis | None = None
+    report_date: dt.date | None = None
+    """Set in a weekly roll-up: the day whose report the commit is from."""
+
+
+class TwinImpact(_Part):
+    kind: str = ""
+    sha: str | None = None
+
+
+class TwinProject(_Part):
+    impacts: list[TwinImpact] = []
+
+
+class TwinDownstream(_Part):
+    projects: list[TwinProject] = []
+
+
+class TwinStats(_Part):
+    commits: int
+    importance: dict[str, int]
+
+
+class TwinRepo(_Part):
+    name: str
+    source_id: str | None = None
+    branch: str | None = None
+    error: str | None = None
+    stale_since: str | None = None
+    stats: TwinStats | None = None
+    commits: list[TwinCommit] = []
+    downstream: TwinDownstream | None = None
+
+
+class Twin(_Part):
+    """A day's twin (what :func:`write` wrote) or a weekly roll-up's (``kind`` ``week``)."""
+
+    schema_version: KnownVersion
+    kind: Literal["day", "week"] = "day"
+    date: dt.date
+    lang: str
+    generated_at: str | None = None
+    week_start: dt.date | None = None
+    days_reported: int = 1
+    repos: list[TwinRepo] = []
+
+
+def _known_version(version: int) -> int:
+    if version > SCHEMA_VERSION:
+        raise ValueError(_NEWER)
+    return version
+
+
+_NEWER = "newer"
+KnownVersion = Annotated[int, AfterValidator(_known_version)]
+"""``schema_version`` of a format this repoherald reads."""
+
+
+class _RepoId(BaseModel):
+    source_id: str | None = None
+
+
+class TwinStamp(BaseModel):
+    """What the archive reads of a twin already on disk: whose it is, and when it was made."""
+
+    schema_version: KnownVersion
+    lang: str | None = None
+    generated_at: str | None = None
+    repos: list[_RepoId] = []
+
+    @property
+    def source_ids(self) -> list[str | None]:
+        return [r.source_id for r in self.repos]
+
+
+def _parse(model: type[_M], data: str | bytes) -> _M:
+    """``data`` as ``model``, or a :class:`TwinError` that says what to do."""
+    try:
+        return model.model_validate_json(data)
+    except ValidationError as e:
+        newer = [
+            err for err in e.errors() if err["loc"] == ("schema_version",) and _NEWER in err["msg"]
+        ]
+        if newer:
+            raise TwinError(
+                f"the report's JSON is of a newer format (version {newer[0]['input']}; this"
+                f" repoherald reads up to {SCHEMA_VERSION}): upgrade repoherald"
+            ) from None
+        raise TwinError("the report's JSON is damaged: run that day again") from None
+
+
+def write_week(week: Twin) -> str:
+    """A weekly roll-up's twin as text: indented, keys sorted, the fields it was given only."""
+    data = week.model_dump(mode="json", exclude_unset=True)
+    return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def read(data: str | bytes) -> Twin:
+    """A twin's text (a day's or a roll-up's) as a :class:`Twin`; :class:`TwinError` if not one."""
+    return _parse(Twin, data)
+
+
+def read_stamp(data: str | bytes) -> TwinStamp:
+    """Only the identity and ``generated_at`` of a twin (no model of its commits is built)."""
+    return _parse(TwinStamp, data)
+
+
+def _report_dict(view: ReportView) -> dict[str, Any]:
     """A JSON-ready dict of the report (anchors match the Markdown twin)."""
     return {
         "schema_version": SCHEMA_VERSION,
@@ -162,7 +306,7 @@ def _correction(k: CorrectionView) -> dict[str, Any]:
     }
 
 
-def render_json(view: ReportView) -> str:
+def write(view: ReportView) -> str:
     """The JSON twin as text: UTF-8, compact, LF line end.
 
     Compact separators keep the C encoder (``indent`` forces the slow
@@ -171,5 +315,5 @@ def render_json(view: ReportView) -> str:
     the raw analysis and facts too — is covered; none of those characters
     is JSON syntax, and ``ensure_ascii=False`` writes them unescaped.
     """
-    text = json.dumps(report_to_dict(view), ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(_report_dict(view), ensure_ascii=False, separators=(",", ":"))
     return hide_emails(strip_invisible(text)) + "\n"
