@@ -457,4 +457,6 @@ CATALOGUE: dict[str, str] = {
     "llm.bound.items": "At most {limit} items.",
     "llm.bound.chars": "At most {limit} characters.",
     "llm.described": "{what} {bound}",
+    # -- Style: how a list item or field starts ("capital": with a capital letter).
+    "style.item_start": "capital",
 }

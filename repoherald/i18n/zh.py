@@ -416,4 +416,6 @@ CATALOGUE: dict[str, str] = {
     "llm.bound.items": "最多 {limit} 项。",
     "llm.bound.chars": "最多 {limit} 个字符。",
     "llm.described": "{what}{bound}",
+    # -- Style: how a list item or field starts ("capital": with a capital letter).
+    "style.item_start": "as written",
 }

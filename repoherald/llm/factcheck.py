@@ -40,10 +40,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from repoherald.i18n import LANGUAGES, t
+from repoherald.i18n import t
 from repoherald.llm.schema import FullAnswer, LlmInsights, LlmRisk, ShortAnswer, max_length
 
-__all__ = ["MARKERS", "Claim", "Evidence", "Unsupported", "audit", "check"]
+__all__ = ["Claim", "Evidence", "Unsupported", "audit", "check", "markers"]
 
 
 @dataclass(frozen=True)
@@ -79,12 +79,10 @@ class Unsupported:
     action: str
 
 
-MARKERS: dict[str, tuple[str, str]] = {
-    lang: (t(lang, "llm.unverified_marker"), t(lang, "llm.unverified_marker_only"))
-    for lang in LANGUAGES
-}
-"""Per language: the marker appended after a claim, and the marker-only form
-that replaces a claim when appending would exceed the field's max_length."""
+def markers(lang: str) -> tuple[str, str]:
+    """The marker appended after a claim in ``lang``, and the marker-only form
+    that replaces a claim when appending would exceed the field's max_length."""
+    return t(lang, "llm.unverified_marker"), t(lang, "llm.unverified_marker_only")
 
 
 # -- token patterns ----------------------------------------------------------
@@ -679,7 +677,7 @@ def _mark(text: str, claims: list[_Claim], lang: str, limit: int | None) -> tupl
     that overflows (claims shorter than the marker in a full field), the
     claims are deleted and reported as removed. Nothing else is ever cut.
     """
-    append, replace = MARKERS["zh" if lang.lower().startswith("zh") else "en"]
+    append, replace = markers(lang)
     bad = [c for c in claims if not c.supported]
     if not bad:
         return text, "marked"

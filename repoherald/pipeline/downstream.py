@@ -37,7 +37,7 @@ from repoherald.analysis.surface import (
 from repoherald.config.downstream import Downstream
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
-from repoherald.i18n import localise
+from repoherald.i18n import CONSOLE_LANGUAGE, localise
 from repoherald.models import (
     Arg,
     DownstreamCheck,
@@ -210,7 +210,9 @@ def _open_checkout(
         return Checkout(d, replace(project, note=Text("ds.unreadable", {"path": label})))
     project = _describe(project, index, url)
     if project.note:  # no Python files, or none that uses the upstream: say it here too
-        events.say(f"{run.repo}: {localise('en', project.note)}", "downstream", run.repo)
+        events.say(
+            f"{run.repo}: {localise(CONSOLE_LANGUAGE, project.note)}", "downstream", run.repo
+        )
     return Checkout(d, project, index)
 
 

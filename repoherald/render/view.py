@@ -20,7 +20,15 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from repoherald.emails import hide_emails
-from repoherald.i18n import EMOJI, importance_badge, importance_label, localise, t, type_label
+from repoherald.i18n import (
+    CATALOGUES,
+    EMOJI,
+    importance_badge,
+    importance_label,
+    localise,
+    t,
+    type_label,
+)
 from repoherald.models import (
     Analysis,
     ChangeType,
@@ -577,7 +585,7 @@ def _item(lang: str, message: Message) -> str:
     sentences. A code span or path at the start stays as written.
     """
     text = localise(lang, message)
-    if lang == "en" and text[:1].islower():
+    if CATALOGUES[lang]["style.item_start"] == "capital" and text[:1].islower():
         return text[0].upper() + text[1:]
     return text
 

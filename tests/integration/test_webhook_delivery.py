@@ -115,9 +115,7 @@ def test_a_300_commit_day_fits_every_platform(monkeypatch: pytest.MonkeyPatch) -
     """Chinese titles, 150 🔴: every platform's receiver accepts its size and shape."""
     report = _big_report()
     view = build_view(report)
-    item = Publication(
-        "app", "", report.day, "zh", render_markdown(view), twin.write(view), report
-    )
+    item = Publication("app", "", report.day, "zh", render_markdown(view), twin.write(view), report)
     with webhook_server(SECRET) as server:
         monkeypatch.setenv("HOOK_SECRET", SECRET)
         for kind in KINDS:

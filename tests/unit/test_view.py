@@ -140,7 +140,7 @@ def test_the_twin_reads_back_as_written(view: ReportView) -> None:
 
 def test_a_twin_of_a_newer_format_is_one_clear_error(view: ReportView) -> None:
     data = json.loads(twin.write(view)) | {"schema_version": twin.SCHEMA_VERSION + 1}
-    with pytest.raises(twin.TwinError, match="newer format .* upgrade repoherald"):
+    with pytest.raises(twin.TwinError, match=r"newer format .* upgrade repoherald"):
         twin.read(json.dumps(data))
     with pytest.raises(twin.TwinError, match="newer format"):
         twin.read_stamp(json.dumps(data))
