@@ -459,4 +459,11 @@ CATALOGUE: dict[str, str] = {
     "llm.described": "{what} {bound}",
     # -- Style: how a list item or field starts ("capital": with a capital letter).
     "style.item_start": "capital",
+    # -- Fact-check: how this language writes units of figures, as regular-expression
+    # alternatives (empty: no word of its own). Figures in any language are checked.
+    "factcheck.range": "to",
+    "factcheck.percent": r"percent\b|per cent\b",
+    "factcheck.multiplier": "",
+    "factcheck.multiplier_evidence": r"times\b",
+    "factcheck.time": r"sec|seconds?|minutes?",
 }

@@ -418,4 +418,11 @@ CATALOGUE: dict[str, str] = {
     "llm.described": "{what}{bound}",
     # -- Style: how a list item or field starts ("capital": with a capital letter).
     "style.item_start": "as written",
+    # -- Fact-check: how this language writes units of figures, as regular-expression
+    # alternatives (empty: no word of its own). Figures in any language are checked.
+    "factcheck.range": "至|到",
+    "factcheck.percent": "个百分点|百分点",
+    "factcheck.multiplier": "倍",
+    "factcheck.multiplier_evidence": "倍",
+    "factcheck.time": "毫秒|秒",
 }
