@@ -121,7 +121,7 @@ def limits_text(model: type[BaseModel], lang: str) -> list[str]:
 _UNSENT = {"title", "maxLength", "maxItems", "minLength", "minItems"}
 
 
-def response_schema(model: type[BaseModel], lang: str = "en") -> dict[str, Any]:
+def response_schema(model: type[BaseModel], lang: str) -> dict[str, Any]:
     """The JSON Schema for ``response_format``: no ``$ref`` (some servers lack it).
 
     Every property carries a description in ``lang`` that states its bound.

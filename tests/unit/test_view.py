@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from repoherald import i18n
 from repoherald.analysis.facts import AreaRules, FactsExtractor
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.models import (
@@ -28,6 +29,7 @@ from repoherald.models import (
     RepoSection,
     Text,
 )
+from repoherald.publish.base import Publication
 from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import ReportView, build_view
@@ -182,3 +184,26 @@ def test_a_failed_repository_has_no_statistics_heading() -> None:
     md = render_markdown(view)
     assert "❌ 无法读取该仓库：could not clone" in md and "📊" not in md
     assert view.usage_line == "" and view.usage.commits == 0
+
+
+def test_a_rerun_in_a_language_of_other_words_has_the_same_content_hash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A third catalogue, with its own word for "generated": a later re-run is unchanged.
+
+    The hash must not know any language's words, only what the report was made from.
+    """
+    words = {"generated_at": "Made on {time}", "title": "Day sheet ({date})"}
+    monkeypatch.setitem(i18n.CATALOGUES, "xx", i18n.CATALOGUES["en"] | words)
+
+    def pair(report: DayReport) -> Publication:
+        view = build_view(report)
+        return Publication("app", "", DAY, "xx", render_markdown(view), twin.write(view))
+
+    first = pair(_report("xx"))
+    later = pair(replace(_report("xx"), generated_at=datetime(2026, 4, 3, 7, tzinfo=UTC)))
+    assert "> Made on 2026-04-02 09:02:03" in first.markdown
+    assert (first.markdown, first.json) != (later.markdown, later.json)
+    assert first.content_hash() == later.content_hash()
+    changed = replace(_report("xx"), version="10.0")
+    assert pair(changed).content_hash() != first.content_hash()
