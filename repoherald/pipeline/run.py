@@ -294,7 +294,7 @@ def _prepare_downstream(st: RepoRun, store: Store, events: Emitter) -> None:
         return
     from repoherald.pipeline import downstream  # its parsers are not loaded by other runs
 
-    st.downstream = downstream.prepare(st.config, st.name, st.source, st.tip, store, events)
+    st.downstream = downstream.prepare(st.identity, st.name, st.source, st.tip, store, events)
 
 
 def _with_corrections(
