@@ -27,7 +27,7 @@ from repoherald.i18n import CATALOGUES
 from repoherald.render import twin
 from repoherald.render.markdown import stamp_line
 
-_HEAD = 4096
+_HEAD = twin.HEAD_BYTES
 """Both stamps sit near the top of their file; only this much is searched for them."""
 
 
@@ -39,7 +39,7 @@ def _stamps(twin_data: bytes) -> tuple[bytes | None, bytes | None]:
     written compact; earlier ones were indented (``": "``), and still hash the same.
     """
     try:
-        stamp = twin.read_stamp(twin_data)
+        stamp = twin.read_head(twin_data)
     except twin.TwinError:
         return None, None
     if stamp.generated_at is None:

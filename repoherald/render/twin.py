@@ -21,6 +21,7 @@ import json
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic_core import from_json
 
 from repoherald.emails import hide_emails
 from repoherald.errors import PublishError
@@ -137,9 +138,28 @@ class TwinStamp(BaseModel):
         return [r.source_id for r in self.repos]
 
 
-def _parse(model: type[_M], data: str | bytes) -> _M:
-    """``data`` as ``model``, or a :class:`TwinError` that says what to do."""
+class TwinHead(BaseModel):
+    """The fields at the top of a twin, before its repositories: read without the rest."""
+
+    schema_version: KnownVersion
+    lang: str | None = None
+    generated_at: str | None = None
+
+
+HEAD_BYTES = 4096
+"""The top-level fields before ``repos`` fit in this many bytes of a twin."""
+
+
+def _parse(model: type[_M], data: str | bytes, head: bool = False) -> _M:
+    """``data`` as ``model``, or a :class:`TwinError` that says what to do.
+
+    With ``head``, only the first :data:`HEAD_BYTES` are parsed, as a partial
+    document (a twin can be megabytes; its head is all the content hash needs).
+    """
     try:
+        if head:
+            text = data if isinstance(data, str) else data[:HEAD_BYTES].decode("utf-8", "ignore")
+            return model.model_validate(from_json(text[:HEAD_BYTES], allow_partial=True))
         return model.model_validate_json(data)
     except ValidationError as e:
         newer = [
@@ -150,6 +170,8 @@ def _parse(model: type[_M], data: str | bytes) -> _M:
                 f"the report's JSON is of a newer format (version {newer[0]['input']}; this"
                 f" repoherald reads up to {SCHEMA_VERSION}): upgrade repoherald"
             ) from None
+        raise TwinError("the report's JSON is damaged: run that day again") from None
+    except ValueError:  # not JSON at all (from_json)
         raise TwinError("the report's JSON is damaged: run that day again") from None
 
 
@@ -162,6 +184,11 @@ def write_week(week: Twin) -> str:
 def read(data: str | bytes) -> Twin:
     """A twin's text (a day's or a roll-up's) as a :class:`Twin`; :class:`TwinError` if not one."""
     return _parse(Twin, data)
+
+
+def read_head(data: str | bytes) -> TwinHead:
+    """The top-level fields of a twin (format, language, ``generated_at``) from its head."""
+    return _parse(TwinHead, data, head=True)
 
 
 def read_stamp(data: str | bytes) -> TwinStamp:

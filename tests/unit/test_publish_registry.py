@@ -154,6 +154,15 @@ def test_content_hash_ignores_only_when_it_was_generated(lang: str) -> None:
     assert content_hash(md, js) != content_hash(*changed)
 
 
+def test_content_hash_reads_only_the_head_of_a_large_twin() -> None:
+    """The twin's head is cut mid-character (3-byte characters run past 4096 bytes)."""
+    repos = '[{"name":"' + "字" * 3000 + '"}]'
+    first = _pair("zh", "2026-08-21T02:00:00+08:00", repos=repos)
+    later = _pair("zh", "2026-08-21T09:30:00+08:00", repos=repos)
+    assert len(first[1].encode()) > 4096
+    assert content_hash(*first) == content_hash(*later)
+
+
 def test_identities_drop_credentials_and_compare_by_what_they_name() -> None:
     raw = "https://user:ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/Org/Repo.git/"
     ident = source_identity(raw)
