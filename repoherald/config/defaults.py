@@ -9,10 +9,10 @@ from pydantic import AfterValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from repoherald.errors import UsageError
-from repoherald.i18n import LANGUAGES
+from repoherald.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 DEFAULT_TZ = "Asia/Shanghai"
-DEFAULT_LANG = "zh"
+DEFAULT_LANG = DEFAULT_LANGUAGE
 DEFAULT_OUT = "reports"
 DEFAULT_PATH_TEMPLATE = "{year}/{name}/{date}"
 CONFIG_FILE_NAME = "repoherald.toml"

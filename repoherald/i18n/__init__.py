@@ -1,9 +1,12 @@
 """Every user-facing string, in one catalogue per language, and the one way to look it up.
 
-The catalogues (:mod:`repoherald.i18n.zh`, :mod:`repoherald.i18n.en`) hold
-report labels, the rules' reasons and write-up, the notes the LLM path adds
-and the errors a report shows; nothing else in the package spells out
-words a reader sees. Two kinds of text reach a report:
+A language is one module here (its code is the module's name: :mod:`repoherald.i18n.zh`,
+:mod:`repoherald.i18n.en`) with a ``CATALOGUE`` dict, plus its prompt templates
+(``llm/prompts/system.<code>.j2``, ``user.<code>.j2``, ``repair.<code>.j2``). The
+modules are found, not listed: every list of languages in the package is
+:data:`LANGUAGES`. The catalogues hold report labels, the rules' reasons and
+write-up, the notes the LLM path adds and the errors a report shows; nothing
+else in the package spells out words a reader sees. Two kinds of text reach a report:
 
 * prose in one language (a model's answer, an error): shown as it is;
 * a :class:`~repoherald.models.Text` (a key and its arguments), which the
@@ -13,14 +16,28 @@ words a reader sees. Two kinds of text reach a report:
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import string
 from dataclasses import replace
 from typing import Any
 
-from repoherald.i18n import en, zh
 from repoherald.models import Analysis, Arg, ChangeType, Importance, Message, Risk, Text
 
-CATALOGUES: dict[str, dict[str, str]] = {"zh": zh.CATALOGUE, "en": en.CATALOGUE}
+DEFAULT_LANGUAGE = "zh"
+"""The report language when none is set, and the archive's untagged one (``2026-08-20.md``)."""
+CONSOLE_LANGUAGE = "en"
+"""The language of what the command line itself says (progress, errors)."""
+
+
+def _catalogues() -> dict[str, dict[str, str]]:
+    """Every catalogue module of this package by language code, the default language first."""
+    codes = sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+    codes.sort(key=lambda code: code != DEFAULT_LANGUAGE)
+    return {code: importlib.import_module(f"{__name__}.{code}").CATALOGUE for code in codes}
+
+
+CATALOGUES: dict[str, dict[str, str]] = _catalogues()
 LANGUAGES: tuple[str, ...] = tuple(CATALOGUES)
 
 EMOJI = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "🟢"}

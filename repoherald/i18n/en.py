@@ -434,4 +434,36 @@ CATALOGUE: dict[str, str] = {
     # -- E-mail: the subject when the [[publish]] table sets none.
     "email.subject": "{name} daily report {date}: 🔴 {high} of {total} commits",
     "email.subject_week": "{name} weekly report {date}: 🔴 {high} of {total} commits",
+    # -- The schema sent to the model: what each field is, and its bound.
+    "llm.schema.change_type": "The change type.",
+    "llm.schema.importance": "How much a downstream engineer should read this commit today.",
+    "llm.schema.judgement_reason": (
+        "Why this type and importance; say so if you changed the rules' verdict."
+        " One or two sentences."
+    ),
+    "llm.schema.summary": "What the commit changes, in one to three sentences.",
+    "llm.schema.impact": "Who and what the change affects, one item each.",
+    "llm.schema.insights": "Technical insights on five dimensions.",
+    "llm.schema.risks": "Risks the change creates, with mitigations.",
+    "llm.schema.recommendations": "What a downstream team should do.",
+    "llm.schema.risk": "The risk, in a few words.",
+    "llm.schema.detail": "Why the change creates it.",
+    "llm.schema.mitigation": "What a downstream team can do.",
+    "llm.schema.architecture": "Architecture.",
+    "llm.schema.performance": "Performance.",
+    "llm.schema.security": "Security.",
+    "llm.schema.maintainability": "Maintainability.",
+    "llm.schema.compatibility": "Compatibility.",
+    "llm.bound.items": "At most {limit} items.",
+    "llm.bound.chars": "At most {limit} characters.",
+    "llm.described": "{what} {bound}",
+    # -- Style: how a list item or field starts ("capital": with a capital letter).
+    "style.item_start": "capital",
+    # -- Fact-check: how this language writes units of figures, as regular-expression
+    # alternatives (empty: no word of its own). Figures in any language are checked.
+    "factcheck.range": "to",
+    "factcheck.percent": r"percent\b|per cent\b",
+    "factcheck.multiplier": "",
+    "factcheck.multiplier_evidence": r"times\b",
+    "factcheck.time": r"sec|seconds?|minutes?",
 }

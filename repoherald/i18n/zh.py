@@ -396,4 +396,33 @@ CATALOGUE: dict[str, str] = {
     # -- E-mail: the subject when the [[publish]] table sets none.
     "email.subject": "{name} 日报 {date}：🔴 {high} / 共 {total} 个提交",
     "email.subject_week": "{name} 周报 {date}：🔴 {high} / 共 {total} 个提交",
+    # -- The schema sent to the model: what each field is, and its bound.
+    "llm.schema.change_type": "变更类型。",
+    "llm.schema.importance": "下游工程师今天需要多关注这次提交。",
+    "llm.schema.judgement_reason": "为何给出该类型与重要程度；若改变了规则的判断须说明。一两句话。",
+    "llm.schema.summary": "这次提交改了什么，一到三句话。",
+    "llm.schema.impact": "受影响的人和内容，每项一条。",
+    "llm.schema.insights": "五个维度的技术洞察。",
+    "llm.schema.risks": "这次改动带来的风险及缓解措施。",
+    "llm.schema.recommendations": "下游团队应当做什么。",
+    "llm.schema.risk": "风险，几个词。",
+    "llm.schema.detail": "改动为何带来该风险。",
+    "llm.schema.mitigation": "下游团队可以怎么做。",
+    "llm.schema.architecture": "架构。",
+    "llm.schema.performance": "性能。",
+    "llm.schema.security": "安全。",
+    "llm.schema.maintainability": "可维护性。",
+    "llm.schema.compatibility": "兼容性。",
+    "llm.bound.items": "最多 {limit} 项。",
+    "llm.bound.chars": "最多 {limit} 个字符。",
+    "llm.described": "{what}{bound}",
+    # -- Style: how a list item or field starts ("capital": with a capital letter).
+    "style.item_start": "as written",
+    # -- Fact-check: how this language writes units of figures, as regular-expression
+    # alternatives (empty: no word of its own). Figures in any language are checked.
+    "factcheck.range": "至|到",
+    "factcheck.percent": "个百分点|百分点",
+    "factcheck.multiplier": "倍",
+    "factcheck.multiplier_evidence": "倍",
+    "factcheck.time": "毫秒|秒",
 }

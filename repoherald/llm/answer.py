@@ -109,7 +109,7 @@ def mark_alarms(analysis: Analysis, message: str, lang: str) -> Analysis:
     """
     if _ALARM.search(message):
         return analysis
-    marker = factcheck.MARKERS["zh" if lang.startswith("zh") else "en"][0]
+    marker = factcheck.markers(lang)[0]
     found: list[str] = []
 
     def mark(text: Message, where: str) -> Message:

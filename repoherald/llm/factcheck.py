@@ -40,10 +40,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from repoherald.i18n import LANGUAGES, t
+from repoherald.i18n import CATALOGUES, LANGUAGES, t
 from repoherald.llm.schema import FullAnswer, LlmInsights, LlmRisk, ShortAnswer, max_length
 
-__all__ = ["MARKERS", "Claim", "Evidence", "Unsupported", "audit", "check"]
+__all__ = ["Claim", "Evidence", "Unsupported", "audit", "check", "markers"]
 
 
 @dataclass(frozen=True)
@@ -79,12 +79,10 @@ class Unsupported:
     action: str
 
 
-MARKERS: dict[str, tuple[str, str]] = {
-    lang: (t(lang, "llm.unverified_marker"), t(lang, "llm.unverified_marker_only"))
-    for lang in LANGUAGES
-}
-"""Per language: the marker appended after a claim, and the marker-only form
-that replaces a claim when appending would exceed the field's max_length."""
+def markers(lang: str) -> tuple[str, str]:
+    """The marker appended after a claim in ``lang``, and the marker-only form
+    that replaces a claim when appending would exceed the field's max_length."""
+    return t(lang, "llm.unverified_marker"), t(lang, "llm.unverified_marker_only")
 
 
 # -- token patterns ----------------------------------------------------------
@@ -124,26 +122,37 @@ _PROSE_DOTTED = frozenset(
 
 # Numbers. NUM is a grouped or plain numeral with an optional fraction.
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-_RANGE_SEP = r"\s*(?:-|–|—|~|～|至|到|to)\s*"
-_PERCENT_UNIT = r"\s*(?:%|％|percent\b|per cent\b|个百分点|百分点)"
-_MULT_UNIT = r"(?:[xX](?![A-Za-z0-9_])|\s*(?:×|倍))"
+
+
+def _words(key: str) -> str:
+    """The catalogues' alternatives for ``key``, every language's (``|`` first when any)."""
+    found = "|".join(w for lang in LANGUAGES if (w := CATALOGUES[lang][key]))
+    return "|" + found if found else ""
+
+
+_RANGE_SEP = rf"\s*(?:-|–|—|~|～{_words('factcheck.range')})\s*"
+_PERCENT_WORDS = rf"%|％{_words('factcheck.percent')}"
+_PERCENT_UNIT = rf"\s*(?:{_PERCENT_WORDS})"
+_MULT_UNIT = rf"(?:[xX](?![A-Za-z0-9_])|\s*(?:×{_words('factcheck.multiplier')}))"
 _PERCENT = re.compile(
     rf"(?<![\d.])(?P<a>{_NUM})(?:{_RANGE_SEP}(?P<b>{_NUM}))?{_PERCENT_UNIT}", re.IGNORECASE
 )
 _MULTIPLIER = re.compile(rf"(?<![\d.])(?P<a>{_NUM})(?:{_RANGE_SEP}(?P<b>{_NUM}))?{_MULT_UNIT}")
 _EVIDENCE_MULTIPLIER = re.compile(
     rf"(?<![\d.])(?P<a>{_NUM})(?:{_RANGE_SEP}(?P<b>{_NUM}))?"
-    r"(?:[xX](?![A-Za-z0-9_])|\s*(?:×|倍|times\b))",
+    rf"(?:[xX](?![A-Za-z0-9_])|\s*(?:×{_words('factcheck.multiplier_evidence')}))",
     re.IGNORECASE,
 )
 _MEASURE = re.compile(
     rf"(?<![\d.])(?P<a>{_NUM})(?:{_RANGE_SEP}(?P<b>{_NUM}))?\s*"
-    r"(?:ms|µs|us|ns|s|sec|seconds?|minutes?|[KMGT]i?B|tokens?/s|tok/s|it/s|req/s|QPS|"
-    r"[GT]FLOPS|毫秒|秒)(?![A-Za-z0-9_/])"
+    r"(?:ms|µs|us|ns|s|[KMGT]i?B|tokens?/s|tok/s|it/s|req/s|QPS|"
+    rf"[GT]FLOPS{_words('factcheck.time')})(?![A-Za-z0-9_/])"
 )
 """A figure with a unit of measure (``30 ms``, ``2.5 GB``, ``1200 tokens/s``): a claim."""
-_PERCENT_SIGN = re.compile(r"%|％|percent\b|per cent\b|百分点", re.IGNORECASE)
-_MULTIPLIER_SIGN = re.compile(r"\d[xX](?![A-Za-z0-9_])|×|倍|times\b", re.IGNORECASE)
+_PERCENT_SIGN = re.compile(_PERCENT_WORDS, re.IGNORECASE)
+_MULTIPLIER_SIGN = re.compile(
+    rf"\d[xX](?![A-Za-z0-9_])|×{_words('factcheck.multiplier_evidence')}", re.IGNORECASE
+)
 _UNIT_WINDOW = 64
 _WINDOWED_MAX = 2000
 _VERSION = re.compile(
@@ -679,7 +688,7 @@ def _mark(text: str, claims: list[_Claim], lang: str, limit: int | None) -> tupl
     that overflows (claims shorter than the marker in a full field), the
     claims are deleted and reported as removed. Nothing else is ever cut.
     """
-    append, replace = MARKERS["zh" if lang.lower().startswith("zh") else "en"]
+    append, replace = markers(lang)
     bad = [c for c in claims if not c.supported]
     if not bad:
         return text, "marked"

@@ -1,5 +1,9 @@
 """What the model is shown: the prompt templates, and the commit's and PR's words as data.
 
+Each language has its own templates, chosen by its code: ``system.<code>.j2``,
+``user.<code>.j2`` (which extends the shared ``user.j2`` with its task line)
+and ``repair.<code>.j2``; with its catalogue, that is all a language adds.
+
 Untrusted text (commit message, pull-request description) is cleaned of
 trailers and e-mail addresses and cannot close the prompt's delimited data
 block; the repair turn asks for valid JSON after an answer that was not.
@@ -55,16 +59,15 @@ def system_prompt(lang: str, native_schema: bool) -> str:
     native structured output both schemas are written out, so the short and
     the full request share it too.
     """
-    return _system(lang if lang == "zh" else "en", native_schema)
+    return _system(lang, native_schema)
 
 
 @lru_cache(maxsize=8)
 def _system(lang: str, native_schema: bool) -> str:
     return (
         _env()
-        .get_template("system.j2")
+        .get_template(f"system.{lang}.j2")
         .render(
-            lang=lang,
             limits=limits_text(FullAnswer, lang),
             schema_in_prompt=not native_schema,
             short_schema=dumps_schema(response_schema(ShortAnswer, lang)),
@@ -84,9 +87,8 @@ def messages(
     nonce = hashlib.sha256(f"repoherald:{job.commit.sha}".encode()).hexdigest()[:16]
     user = (
         _env()
-        .get_template("user.j2")
+        .get_template(f"user.{lang}.j2")
         .render(
-            lang=lang,
             repo=job.repo,
             nonce=nonce,
             depth=depth,
@@ -120,12 +122,7 @@ def prefix_share(request: list[dict[str, str]]) -> float:
 
 def repair_prompt(lang: str, error: str) -> str:
     """The follow-up turn after an answer that did not validate, quoting the first error."""
-    if lang == "zh":
-        return f"上面的回答不是有效的 JSON 或不符合 Schema（{error}）。请只输出修正后的 JSON 对象。"
-    return (
-        f"The answer above is not valid JSON for the schema ({error}). "
-        "Reply with the corrected JSON object only."
-    )
+    return _env().get_template(f"repair.{lang}.j2").render(error=error)
 
 
 PR_BODY_CHARS = 4000

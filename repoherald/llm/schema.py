@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from repoherald.i18n import CATALOGUES, t
 from repoherald.models import ChangeType, Importance
 
 _TEXT = 600
@@ -78,66 +79,19 @@ def max_length(model: type[BaseModel], name: str) -> int | None:
     return None
 
 
-_WHAT: dict[str, dict[str, str]] = {
-    "en": {
-        "change_type": "The change type.",
-        "importance": "How much a downstream engineer should read this commit today.",
-        "judgement_reason": "Why this type and importance; say so if you changed the rules'"
-        " verdict. One or two sentences.",
-        "summary": "What the commit changes, in one to three sentences.",
-        "impact": "Who and what the change affects, one item each.",
-        "insights": "Technical insights on five dimensions.",
-        "risks": "Risks the change creates, with mitigations.",
-        "recommendations": "What a downstream team should do.",
-        "risk": "The risk, in a few words.",
-        "detail": "Why the change creates it.",
-        "mitigation": "What a downstream team can do.",
-        "architecture": "Architecture.",
-        "performance": "Performance.",
-        "security": "Security.",
-        "maintainability": "Maintainability.",
-        "compatibility": "Compatibility.",
-    },
-    "zh": {
-        "change_type": "变更类型。",
-        "importance": "下游工程师今天需要多关注这次提交。",
-        "judgement_reason": "为何给出该类型与重要程度；若改变了规则的判断须说明。一两句话。",
-        "summary": "这次提交改了什么，一到三句话。",
-        "impact": "受影响的人和内容，每项一条。",
-        "insights": "五个维度的技术洞察。",
-        "risks": "这次改动带来的风险及缓解措施。",
-        "recommendations": "下游团队应当做什么。",
-        "risk": "风险，几个词。",
-        "detail": "改动为何带来该风险。",
-        "mitigation": "下游团队可以怎么做。",
-        "architecture": "架构。",
-        "performance": "性能。",
-        "security": "安全。",
-        "maintainability": "可维护性。",
-        "compatibility": "兼容性。",
-    },
-}
-
-
-def _lang(lang: str) -> str:
-    return "zh" if lang.lower().startswith("zh") else "en"
-
-
 def _bound(lang: str, limit: int, is_list: bool) -> str:
-    if _lang(lang) == "zh":
-        return f"最多 {limit} 项。" if is_list else f"最多 {limit} 个字符。"
-    return f"At most {limit} items." if is_list else f"At most {limit} characters."
+    return t(lang, "llm.bound.items" if is_list else "llm.bound.chars", limit=limit)
 
 
 def _described(model: type[BaseModel], name: str, lang: str) -> str:
-    what = _WHAT[_lang(lang)].get(name, "")
+    key = "llm.schema." + name
+    what = CATALOGUES[lang].get(key, "")
     limit = max_length(model, name)
     if limit is None:
         return what
     annotation = model.model_fields[name].annotation
     is_list = getattr(annotation, "__origin__", None) is list
-    glue = "" if _lang(lang) == "zh" else " "
-    return f"{what}{glue}{_bound(lang, limit, is_list)}".strip()
+    return t(lang, "llm.described", what=what, bound=_bound(lang, limit, is_list)).strip()
 
 
 _MODELS: dict[str, type[BaseModel]] = {
@@ -167,7 +121,7 @@ def limits_text(model: type[BaseModel], lang: str) -> list[str]:
 _UNSENT = {"title", "maxLength", "maxItems", "minLength", "minItems"}
 
 
-def response_schema(model: type[BaseModel], lang: str = "en") -> dict[str, Any]:
+def response_schema(model: type[BaseModel], lang: str) -> dict[str, Any]:
     """The JSON Schema for ``response_format``: no ``$ref`` (some servers lack it).
 
     Every property carries a description in ``lang`` that states its bound.

@@ -35,9 +35,8 @@ from repoherald.analysis.surface import (
     versions_from_changes,
 )
 from repoherald.config.downstream import Downstream
-from repoherald.config.repos import RepoConfig
 from repoherald.errors import SourceError
-from repoherald.i18n import localise
+from repoherald.i18n import CONSOLE_LANGUAGE, localise
 from repoherald.models import (
     Arg,
     DownstreamCheck,
@@ -50,6 +49,7 @@ from repoherald.models import (
     WatchHit,
 )
 from repoherald.pipeline.events import Emitter
+from repoherald.pipeline.identity import RepoIdentity
 from repoherald.sources.base import Source, TreeSource
 from repoherald.sources.checkout import (
     file_url_base,
@@ -144,13 +144,18 @@ class DownstreamRun:
 
 
 def prepare(
-    cfg: RepoConfig, name: str, source: Source, tip: str | None, store: Store, events: Emitter
+    repo: RepoIdentity, name: str, source: Source, tip: str | None, store: Store, events: Emitter
 ) -> DownstreamRun | None:
-    """Index the repository's downstream checkouts; None when it has none and no watch globs."""
+    """Index the repository's downstream checkouts; None when it has none and no watch globs.
+
+    ``name`` is what the report calls the repository (its messages start with it); the
+    upstream's packages are guessed from its own name, not from a configured display name.
+    """
+    cfg = repo.config
     if not cfg.downstream and not cfg.watch:
         return None
     listing = _listing(source, tip) if cfg.downstream else None
-    packages = cfg.upstream_packages or derive_packages(listing, name)
+    packages = cfg.upstream_packages or derive_packages(listing, repo.own_name)
     run = DownstreamRun(name, source, packages, cfg.watch, [])
     with events.stage("downstream", name):
         for d in cfg.downstream:
@@ -210,7 +215,9 @@ def _open_checkout(
         return Checkout(d, replace(project, note=Text("ds.unreadable", {"path": label})))
     project = _describe(project, index, url)
     if project.note:  # no Python files, or none that uses the upstream: say it here too
-        events.say(f"{run.repo}: {localise('en', project.note)}", "downstream", run.repo)
+        events.say(
+            f"{run.repo}: {localise(CONSOLE_LANGUAGE, project.note)}", "downstream", run.repo
+        )
     return Checkout(d, project, index)
 
 

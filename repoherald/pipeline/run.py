@@ -40,7 +40,7 @@ from repoherald.pipeline.events import DayPosition, Emitter, EventSink
 from repoherald.pipeline.identity import RepoIdentity, identify
 from repoherald.pipeline.related import link_day
 from repoherald.publish.base import Publication, join_identities, source_identity
-from repoherald.render.json_twin import render_json
+from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.sources import registry
@@ -294,7 +294,7 @@ def _prepare_downstream(st: RepoRun, store: Store, events: Emitter) -> None:
         return
     from repoherald.pipeline import downstream  # its parsers are not loaded by other runs
 
-    st.downstream = downstream.prepare(st.config, st.name, st.source, st.tip, store, events)
+    st.downstream = downstream.prepare(st.identity, st.name, st.source, st.tip, store, events)
 
 
 def _with_corrections(
@@ -502,9 +502,9 @@ def _report_days(
             )
             with events.stage("render", day=d):
                 view = build_view(report)
-                markdown, twin = render_markdown(view), render_json(view)
+                markdown, twin_text = render_markdown(view), twin.write(view)
             identity = join_identities([s.identity for s in sections])
-            item = Publication(name, identity, d, settings.lang, markdown, twin, report)
+            item = Publication(name, identity, d, settings.lang, markdown, twin_text, report)
             summary = DaySummary(d, len(report.entries), archive.paths(item))
             high = sum(e.analysis.importance is Importance.HIGH for e in report.entries)
             landed = partial(

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import json
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -41,13 +39,14 @@ from repoherald.publish.base import (
     Publication,
     PublisherOptions,
     Status,
-    content_hash_bytes,
     join_identities,
     same_identity,
 )
 from repoherald.publish.index import ArchiveIndex, IndexEntry, entry_from_report
 from repoherald.publish.layout import report_path, safe_component, template_validator
 from repoherald.redact import redact
+from repoherald.render import twin
+from repoherald.render.content_hash import content_hash_bytes
 
 __all__ = ["ArchiveOptions", "ArchivePublisher", "report_path", "safe_component", "write_atomic"]
 
@@ -216,20 +215,15 @@ class ArchivePublisher:
         )
 
 
-_SOURCE_ID = re.compile(rb'"source_id": ?("(?:[^"\\]|\\.)*"|null)')
-
-
-def _recorded_identity(twin: bytes) -> str | None:
+def _recorded_identity(twin_data: bytes) -> str | None:
     """The identity a JSON twin records, or None when it records none (an older twin).
 
-    Found without parsing the whole twin (it can be megabytes): inside a JSON
-    string every ``"`` is escaped, so an unescaped ``"source_id":`` is a key,
-    and no key of that name exists below the repository sections.
+    A twin that cannot be read records none: the write replaces it.
     """
     try:
-        ids = [json.loads(m.group(1)) for m in _SOURCE_ID.finditer(twin)]
-    except ValueError:
+        ids = twin.read_stamp(twin_data).source_ids
+    except twin.TwinError:
         return None
-    if not ids or not all(isinstance(i, str) and i for i in ids):
+    if not ids or not all(ids):
         return None
-    return join_identities(ids)
+    return join_identities([i for i in ids if i])

@@ -29,7 +29,6 @@ many targets can record the failure and carry on with the others.
 from __future__ import annotations
 
 import builtins
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ from pydantic import BaseModel, ConfigDict
 from repoherald.errors import MaybeSentError, PublishError
 from repoherald.models import DayReport
 from repoherald.redact import redact, strip_userinfo
+from repoherald.render.content_hash import content_hash
 
 
 class PublisherOptions(BaseModel):
@@ -80,7 +80,8 @@ class Publication:
     issue), set only for a publisher whose class has ``edits_in_place = True``."""
 
     def content_hash(self) -> str:
-        """What the report says, ignoring when it was generated (see :func:`content_hash`)."""
+        """What the report says, ignoring when it was generated
+        (:mod:`repoherald.render.content_hash`)."""
         return content_hash(self.markdown, self.json)
 
 
@@ -215,42 +216,3 @@ def _identity_key(identity: str) -> list[str]:
             text = f"{host}/{path}"
         keys.append(text)
     return sorted(keys)
-
-
-_GENERATED_MD = re.compile("^> (?:生成时间：|Generated: )[^\n]*$".encode(), re.MULTILINE)
-_GENERATED_JSON = re.compile(rb'"generated_at": ?"[^"]*"')
-_HEAD = 4096
-"""Both stamps sit near the top of their file; only this much is searched for them."""
-
-
-def _update_without(digest: Any, data: bytes, stamp: re.Pattern[bytes]) -> None:
-    """Hash ``data`` minus the first match of ``stamp`` in its head (to the end of its line)."""
-    m = stamp.search(data, 0, _HEAD)
-    if m is None:
-        digest.update(data)
-        return
-    end = m.end()
-    if data[m.start() : m.start() + 1] == b">":  # the Markdown line: to its real end
-        newline = data.find(b"\n", m.start())
-        end = len(data) if newline < 0 else newline
-    view = memoryview(data)
-    digest.update(view[: m.start()])
-    digest.update(view[end:])
-
-
-def content_hash_bytes(markdown: bytes, json_data: bytes) -> str:
-    """SHA-256 of a report pair (UTF-8) without its "generated" line and ``generated_at`` value.
-
-    Two runs of an unchanged day give the same hash, so a re-run can tell
-    "nothing new" from "the report changed".
-    """
-    digest = hashlib.sha256()
-    _update_without(digest, markdown, _GENERATED_MD)
-    digest.update(b"\0")
-    _update_without(digest, json_data, _GENERATED_JSON)
-    return digest.hexdigest()
-
-
-def content_hash(markdown: str, json_text: str) -> str:
-    """:func:`content_hash_bytes` of the two texts."""
-    return content_hash_bytes(markdown.encode("utf-8"), json_text.encode("utf-8"))

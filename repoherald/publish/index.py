@@ -16,13 +16,12 @@ import os
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from repoherald.i18n import EMOJI, t
 from repoherald.models import DayReport, Importance
 from repoherald.publish.atomic import sweep_stale, write_files
-from repoherald.render import escape
+from repoherald.render import escape, twin
 
 INDEX_MD = "index.md"
 INDEX_JSON = "index.json"
@@ -49,24 +48,22 @@ class IndexEntry:
 _FIELDS = tuple(f.name for f in fields(IndexEntry))
 
 
-def entry_from_twin(data: Any, rel_json: str, size: int) -> IndexEntry | None:
-    """The index entry of a parsed JSON twin, or None when ``data`` is not a report twin."""
-    try:
-        repos = data["repos"]
-        stats = [r["stats"] for r in repos]
-        return IndexEntry(
-            date=str(data["date"]),
-            lang=str(data["lang"]),
-            repos=tuple(str(r["name"]) for r in repos),
-            commits=sum(int(s["commits"]) for s in stats),
-            high=sum(int(s["importance"][Importance.HIGH.value]) for s in stats),
-            failed=sum(1 for r in repos if r.get("error")),
-            md=rel_json[: -len(".json")] + ".md",
-            json=rel_json,
-            bytes=size,
-        )
-    except (KeyError, TypeError, ValueError, AttributeError):
+def entry_from_twin(data: twin.Twin, rel_json: str, size: int) -> IndexEntry | None:
+    """The index entry of a read JSON twin, or None when it is not a day's report."""
+    stats = [r.stats for r in data.repos]
+    if data.kind != "day" or any(s is None for s in stats):
         return None
+    return IndexEntry(
+        date=data.date.isoformat(),
+        lang=data.lang,
+        repos=tuple(r.name for r in data.repos),
+        commits=sum(s.commits for s in stats if s),
+        high=sum(s.importance.get(Importance.HIGH.value, 0) for s in stats if s),
+        failed=sum(1 for r in data.repos if r.error),
+        md=rel_json[: -len(".json")] + ".md",
+        json=rel_json,
+        bytes=size,
+    )
 
 
 def entry_from_report(report: DayReport, rel_json: str, size: int) -> IndexEntry:
@@ -139,8 +136,8 @@ def collect(
             entries.append(known)
             continue
         try:
-            data = json.loads((out_dir / rel).read_bytes())
-        except (OSError, ValueError):
+            data = twin.read((out_dir / rel).read_bytes())
+        except (OSError, twin.TwinError):
             continue
         entry = entry_from_twin(data, rel, size)
         if entry is not None:

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 
 from repoherald.config.defaults import DEFAULT_GITHUB_API, DEFAULT_GITHUB_TOKEN_ENV
 from repoherald.config.templates import template_fields
+from repoherald.i18n import DEFAULT_LANGUAGE
 from repoherald.publish.base import PublisherOptions
 
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,127}$"
@@ -55,7 +56,7 @@ class GitHubIssueOptions(PublisherOptions):
     def _title(cls, value: str) -> str:
         template_fields(value, sorted(TITLE_FIELDS), "title")
         try:
-            value.format(name="n", date="2000-01-01", lang="en")
+            value.format(name="n", date="2000-01-01", lang=DEFAULT_LANGUAGE)
         except ValueError as exc:
             raise ValueError(f"title {value!r} is not a valid template: {exc}") from None
         return value

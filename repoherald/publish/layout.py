@@ -15,6 +15,7 @@ from pathlib import Path
 
 from repoherald.config.templates import check_template, path_pieces, template_validator
 from repoherald.errors import ConfigError
+from repoherald.i18n import DEFAULT_LANGUAGE
 
 __all__ = [
     "UNTAGGED_LANG",
@@ -51,13 +52,12 @@ def fill_template(template: str, name: str, day: date) -> str:
     return "".join(lit + (values[field] if field else "") for lit, field in pieces)
 
 
-UNTAGGED_LANG = "zh"
+UNTAGGED_LANG = DEFAULT_LANGUAGE
 """The language whose reports have no language tag in the archive's file names.
 
-``run`` writes the archive with this as its main language whatever the
-report language (``config.DEFAULT_LANG``, asserted by a test; importing it
-here would be circular), so ``2026-08-20.md`` is Chinese and
-``2026-08-20.en.md`` English."""
+``run`` writes the archive with the default language (:mod:`repoherald.i18n`)
+as its main language whatever the report language, so ``2026-08-20.md`` is
+in it (Chinese) and ``2026-08-20.en.md`` English."""
 
 
 def lang_suffix(lang: str, main: str = UNTAGGED_LANG) -> str:

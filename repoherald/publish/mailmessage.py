@@ -9,7 +9,6 @@ The message uses :data:`email.policy.SMTP`, which encodes a UTF-8 subject
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,7 +21,8 @@ from repoherald.errors import PublishError
 from repoherald.i18n import t
 from repoherald.publish.base import Publication
 from repoherald.publish.mailhtml import anchor_prefix, render_document, render_fragment
-from repoherald.render.digest import Digest, digest_from_json
+from repoherald.render import twin
+from repoherald.render.digest import Digest, digest_from_twin
 
 SUBJECT_FIELDS = frozenset({"name", "date", "lang", "high", "total"})
 MAX_SUBJECT = 250
@@ -55,12 +55,9 @@ class Envelope:
 def _digest(item: Publication) -> Digest:
     """The digest of a report (or a weekly roll-up), from its JSON twin."""
     try:
-        data = json.loads(item.json)
-        return digest_from_json(data, item.name)
-    except (ValueError, KeyError, TypeError, AttributeError):
-        raise PublishError(
-            f"{item.name} {item.day}: the report's JSON is damaged: run that day again"
-        ) from None
+        return digest_from_twin(twin.read(item.json), item.name)
+    except twin.TwinError as e:
+        raise PublishError(f"{item.name} {item.day}: {e}") from None
 
 
 def subject(template: str | None, items: Sequence[Publication]) -> str:

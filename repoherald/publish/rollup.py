@@ -19,13 +19,12 @@ it delivers a day; the ledger files it under the week's last day.
 
 from __future__ import annotations
 
-import json
 from datetime import date, timedelta
-from typing import Any
 
 from repoherald.errors import PublishError
 from repoherald.publish.base import Publication
-from repoherald.render.digest import digest_from_json, render_digest
+from repoherald.render import twin
+from repoherald.render.digest import digest_from_twin, render_digest
 
 WEEK = 7
 ROLLUP_TEXT_MAX = 200_000
@@ -43,16 +42,11 @@ def week_ending(day: date) -> list[date]:
     return [day - timedelta(days=WEEK - 1 - i) for i in range(WEEK)]
 
 
-def _twin(item: Publication) -> dict[str, Any]:
+def _twin(item: Publication) -> twin.Twin:
     try:
-        data = json.loads(item.json)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise PublishError(
-            f"{item.name} {item.day}: the report's JSON is damaged: run that day again"
-        )
-    return data
+        return twin.read(item.json)
+    except twin.TwinError as e:
+        raise PublishError(f"{item.name} {item.day}: {e}") from None
 
 
 def is_quiet(item: Publication) -> bool:
@@ -61,8 +55,7 @@ def is_quiet(item: Publication) -> bool:
         data = _twin(item)
     except PublishError:
         return False  # the publisher says what is wrong with it
-    repos = data.get("repos") or []
-    return not any(r.get("commits") or r.get("error") for r in repos)
+    return not any(r.commits or r.error for r in data.repos)
 
 
 def weekly_rollup(
@@ -74,26 +67,24 @@ def weekly_rollup(
     day's stale-clone note is kept, since a later day may show it fixed.
     """
     week = week_ending(end)
-    sections: list[dict[str, Any]] = []
+    sections: list[twin.TwinRepo] = []
     reported = [d for d in week if d in days]
     for day in reported:
-        data = _twin(days[day])
-        for repo in data.get("repos") or []:
-            commits = [{**c, "report_date": day.isoformat()} for c in repo.get("commits") or []]
-            newest = day == reported[-1]
-            stale = repo.get("stale_since") if newest else None
-            sections.append({**repo, "commits": commits, "stale_since": stale})
+        for repo in _twin(days[day]).repos:
+            commits = [c.model_copy(update={"report_date": day}) for c in repo.commits]
+            stale = repo.stale_since if day == reported[-1] else None
+            sections.append(repo.model_copy(update={"commits": commits, "stale_since": stale}))
     identity = next((days[d].identity for d in reported if days[d].identity), "")
-    twin = {
-        "schema_version": 1,
-        "kind": "week",
-        "date": end.isoformat(),
-        "week_start": week[0].isoformat(),
-        "lang": lang,
-        "days_reported": len(reported),
-        "repos": sections,
-    }
-    text = json.dumps(twin, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
-    digest = digest_from_json(twin, name, location=location)
+    week_twin = twin.Twin(
+        schema_version=twin.SCHEMA_VERSION,
+        kind="week",
+        date=end,
+        week_start=week[0],
+        lang=lang,
+        days_reported=len(reported),
+        repos=sections,
+    )
+    text = twin.write_week(week_twin)
+    digest = digest_from_twin(week_twin, name, location=location)
     markdown, _ = render_digest(digest, "markdown", ROLLUP_TEXT_MAX)
     return Publication(name, identity, end, lang, markdown + "\n", text, location=location)

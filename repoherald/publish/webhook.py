@@ -61,7 +61,8 @@ from repoherald.publish.chat_payloads import (
 from repoherald.publish.pacing import DINGTALK_PACER, RobotPacer
 from repoherald.publish.report_url import REPORT_URL_HELP, check_report_url, report_url
 from repoherald.redact import redact, secret_env
-from repoherald.render.digest import digest_from_json
+from repoherald.render import twin
+from repoherald.render.digest import digest_from_twin
 
 log = logging.getLogger("repoherald.publish")
 
@@ -146,13 +147,11 @@ class WebhookPublisher:
                 headers[SIGNATURE_HEADER] = sign_body(secret, body)
             return body, headers, {}
         try:
-            data = json.loads(item.json)
-        except ValueError:
-            raise PublishError(
-                f"{self.label}: the report's JSON is damaged: run it again"
-            ) from None
+            data = twin.read(item.json)
+        except twin.TwinError as e:
+            raise PublishError(f"{self.label}: {e}") from None
         url = report_url(o.report_url, name=item.name, day=item.day, lang=item.lang)
-        d = digest_from_json(data, item.name, url, item.location)
+        d = digest_from_twin(data, item.name, url, item.location)
         now = time.time()
         params: dict[str, str] = {}
         if o.kind == "feishu":

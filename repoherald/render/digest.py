@@ -7,7 +7,7 @@ bytes or characters), so :func:`render_digest` drops whole 🔴 items from
 the end and says how many were left out: a line is never cut mid-character
 or mid-link.
 
-The digest is built from the JSON twin (:func:`digest_from_json`), so
+The digest is built from the JSON twin (:func:`digest_from_twin`), so
 ``repoherald publish`` can send days read back from the archive, or from a
 :class:`~repoherald.render.view.ReportView` (:func:`digest_from_view`).
 """
@@ -23,6 +23,7 @@ from typing import Any, Literal
 from repoherald.i18n import CATALOGUES, EMOJI, t
 from repoherald.models import Importance
 from repoherald.render import escape
+from repoherald.render.twin import Twin, TwinRepo
 from repoherald.render.view import ReportView
 
 Style = Literal["markdown", "slack"]
@@ -77,54 +78,45 @@ class Digest:
         return sum(self.counts.values())
 
 
-def _breaking_shas(repo: dict[str, Any]) -> set[str]:
+def _breaking_shas(repo: TwinRepo) -> set[str]:
     """Commits with an impact of kind ``breaks`` on a downstream project of ``repo``."""
-    projects = (repo.get("downstream") or {}).get("projects") or []
-    return {
-        str(i.get("sha"))
-        for p in projects
-        for i in p.get("impacts") or []
-        if i.get("kind") == "breaks" and i.get("sha")
-    }
+    projects = repo.downstream.projects if repo.downstream else []
+    return {i.sha for p in projects for i in p.impacts if i.kind == "breaks" and i.sha}
 
 
-def digest_from_json(
-    data: dict[str, Any], name: str, url: str | None = None, location: str | None = None
+def digest_from_twin(
+    data: Twin, name: str, url: str | None = None, location: str | None = None
 ) -> Digest:
-    """A digest from a parsed JSON twin (what ``render_json`` wrote), or a weekly roll-up's
-    JSON (:mod:`repoherald.publish.rollup`: the week's sections, ``week_start`` set)."""
+    """A digest from a read JSON twin (:mod:`repoherald.render.twin`), or a weekly roll-up's
+    (:mod:`repoherald.publish.rollup`: the week's sections, ``week_start`` set)."""
     counts = {imp.value: 0 for imp in Importance}
     breaking: list[DigestItem] = []
     high: list[DigestItem] = []
     stale: tuple[str, str] | None = None
-    lang = str(data.get("lang", "zh"))
-    for repo in data.get("repos", []):
+    lang = data.lang
+    for repo in data.repos:
         broken = _breaking_shas(repo)
-        if repo.get("stale_since"):
-            stale = (str(repo.get("branch") or ""), str(repo["stale_since"]))
-        for commit in repo.get("commits", []):
-            analysis = commit.get("analysis") or {}
-            importance = str(analysis.get("importance", "low"))
+        if repo.stale_since:
+            stale = (repo.branch or "", repo.stale_since)
+        for commit in repo.commits:
+            importance = commit.analysis.importance if commit.analysis else Importance.LOW.value
             counts[importance] = counts.get(importance, 0) + 1
-            breaks = commit.get("sha") in broken
+            breaks = commit.sha in broken
             if not breaks and importance != Importance.HIGH.value:
                 continue
-            reasons = analysis.get("reasons") or []
-            day = commit.get("report_date")
+            reasons = commit.analysis.reasons if commit.analysis else []
             item = DigestItem(
-                str(commit.get("title", "")),
-                commit.get("pr_url") or commit.get("url"),
+                commit.title,
+                commit.pr_url or commit.url,
                 why_listed([str(r) for r in reasons], lang),
                 breaks,
                 importance,
-                date.fromisoformat(str(day)) if day else None,
+                commit.report_date,
             )
             (breaking if breaks else high).append(item)
-    day = date.fromisoformat(str(data["date"]))
-    start = data.get("week_start")
     return Digest(
         name,
-        day,
+        data.date,
         lang,
         counts,
         (*breaking, *high),
@@ -132,8 +124,8 @@ def digest_from_json(
         location,
         breaks=len(breaking),
         stale=stale,
-        week_start=date.fromisoformat(str(start)) if start else None,
-        days_reported=int(data.get("days_reported", 1)),
+        week_start=data.week_start,
+        days_reported=data.days_reported,
     )
 
 

@@ -9,6 +9,7 @@ filters in the template.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -17,7 +18,7 @@ import jinja2
 from repoherald.i18n import t
 from repoherald.render import escape
 from repoherald.render.invisible import strip_invisible
-from repoherald.render.view import ReportView
+from repoherald.render.view import ReportView, generated_text
 
 INSIGHT_KEYS = ("architecture", "performance", "security", "maintainability", "compatibility")
 
@@ -38,8 +39,13 @@ def _env() -> jinja2.Environment:
     return env
 
 
-def generated_line(view: ReportView) -> str:
+def stamp_line(lang: str, generated_at: datetime) -> str:
     """The one line that differs between two runs of the same day."""
+    return f"> {generated_text(lang, generated_at)}"
+
+
+def generated_line(view: ReportView) -> str:
+    """The view's "generated" line (:func:`stamp_line`)."""
     return f"> {view.generated}"
 
 

@@ -20,7 +20,15 @@ from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from repoherald.emails import hide_emails
-from repoherald.i18n import EMOJI, importance_badge, importance_label, localise, t, type_label
+from repoherald.i18n import (
+    CATALOGUES,
+    EMOJI,
+    importance_badge,
+    importance_label,
+    localise,
+    t,
+    type_label,
+)
 from repoherald.models import (
     Analysis,
     ChangeType,
@@ -271,6 +279,15 @@ class ReportView:
         return [c for s in self.sections for c in s.commits]
 
 
+def generated_text(lang: str, generated_at: datetime) -> str:
+    """When a report was made, as its page says it (``generated_at`` in the report's zone).
+
+    The content hash finds this text from the twin's ``generated_at`` to leave it out.
+    """
+    time = f"{generated_at:%Y-%m-%d %H:%M:%S} (UTC{utc_offset(generated_at)})"
+    return t(lang, "generated_at", time=time)
+
+
 def build_view(report: DayReport) -> ReportView:
     """The view of ``report`` in ``report.lang``, with heading ids in document order."""
     lang = report.lang
@@ -316,11 +333,7 @@ def build_view(report: DayReport) -> ReportView:
         judged=judged,
         version=report.version,
         generated_at=generated_at,
-        generated=t(
-            lang,
-            "generated_at",
-            time=f"{generated_at:%Y-%m-%d %H:%M:%S} (UTC{utc_offset(generated_at)})",
-        ),
+        generated=generated_text(lang, generated_at),
         sections=sections,
         usage=usage,
         usage_line=t(
@@ -572,7 +585,7 @@ def _item(lang: str, message: Message) -> str:
     sentences. A code span or path at the start stays as written.
     """
     text = localise(lang, message)
-    if lang == "en" and text[:1].islower():
+    if CATALOGUES[lang]["style.item_start"] == "capital" and text[:1].islower():
         return text[0].upper() + text[1:]
     return text
 

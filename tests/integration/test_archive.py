@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -33,6 +34,7 @@ from repoherald.publish import registry
 from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
 from repoherald.publish.atomic import STALE_AFTER, is_temp_name, sweep_stale
 from repoherald.publish.base import Publication, Status, join_identities
+from repoherald.render.markdown import stamp_line
 
 DAY = date(2026, 8, 20)
 ROOT = Path(__file__).parents[2]
@@ -67,15 +69,24 @@ def entries(n: int, high: int, day: date) -> tuple[Entry, ...]:
     )
 
 
+_CLOCK = itertools.count()
+"""Seconds after the first report was generated: each report is generated later."""
+
+
 def twin(
-    day: date, repos: list[Repo], lang: str = "zh", pad: int = 0, error: str | None = None
+    day: date,
+    repos: list[Repo],
+    lang: str = "zh",
+    pad: int = 0,
+    error: str | None = None,
+    generated_at: datetime = datetime(2026, 8, 21, 2, tzinfo=UTC),
 ) -> str:
     """A JSON twin with the fields the archive and the index read."""
     data = {
         "schema_version": 1,
         "date": day.isoformat(),
         "lang": lang,
-        "generated_at": "2026-08-21T02:00:00+08:00",
+        "generated_at": generated_at.isoformat(timespec="seconds"),
         "repos": [
             {
                 "name": name,
@@ -105,8 +116,9 @@ def combined(
         RepoSection(n, "main", None, entries(c, h, day), error, ident) for n, ident, c, h in repos
     )
     report = DayReport(day, "UTC", now, now, lang, sections, ("rules/1",), now, "0")
-    md = f"# {name} {day}\n\n> 生成时间：{datetime.now(UTC)}\n\n{body}\n"
-    js = twin(day, repos, lang, pad, error)
+    at = now + timedelta(seconds=next(_CLOCK))
+    md = f"# {name} {day}\n\n{stamp_line(lang, at)}\n\n{body}\n"
+    js = twin(day, repos, lang, pad, error, at)
     ident = join_identities([r[1] for r in repos])
     return Publication(name, ident, day, lang, md, js, report)
 

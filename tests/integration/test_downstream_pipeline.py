@@ -186,3 +186,26 @@ def test_the_cached_index_is_read_back_and_no_cache_rebuilds_it(tmp_path: Path) 
     with Store.open(tmp_path / "home" / "repoherald.db") as store:
         stored = store.load_downstream_index(key)
     assert stored == index_checkout(root, ("up",)).to_dict(), "--no-cache indexed it again"
+
+
+def test_the_upstream_package_is_guessed_from_the_repositorys_own_name(tmp_path: Path) -> None:
+    """A display name (``name = ...``) is what the report shows, not what the code imports."""
+    upstream, _ = build_upstream(tmp_path / "up")
+    upstream.write_many({f"zoo/m{i}.py": "X = 1\n" for i in range(40)} | {"zoo/__init__.py": ""})
+    upstream.commit("Add a bigger package", when=DAY - timedelta(days=1))
+    write_plugin(tmp_path / "plugin")
+    (tmp_path / "named.toml").write_text(
+        '[[repos]]\nsource = "up"\nname = "Acme Display"\ndownstream = ["plugin"]\n',
+        encoding="utf-8",
+    )
+    settings = build_settings(
+        config=str(tmp_path / "named.toml"), day=DATE, tz="UTC", lang="en",
+        out=str(tmp_path / "out"), home=str(tmp_path / "home"), cwd=tmp_path,
+    )  # fmt: skip
+    result = run(settings)
+    assert result.ok, result.failures
+    twin = json.loads(next(p for p in result.written if p.suffix == ".json").read_text("utf-8"))
+    (repo,) = twin["repos"]
+    assert repo["name"] == "Acme Display"
+    assert repo["downstream"]["packages"] == ["up"]
+    assert impacts(twin), "the plugin's imports of up are checked"

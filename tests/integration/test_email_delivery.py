@@ -33,7 +33,7 @@ from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import Batch, deliver_days, deliver_one
 from repoherald.publish.email import EmailOptions, EmailPublisher
-from repoherald.render.json_twin import render_json
+from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.store.db import SqliteStore as Store
@@ -92,7 +92,7 @@ def _report(repo: str, titles: list[str], lang: str = "zh") -> DayReport:
 
 def _item(name: str, titles: list[str], lang: str = "zh") -> Publication:
     view = build_view(_report(f"acme/{name}", titles, lang))
-    return Publication(name, "", DAY, lang, render_markdown(view), render_json(view))
+    return Publication(name, "", DAY, lang, render_markdown(view), twin.write(view))
 
 
 def _options(server: SMTPServer, **extra: Any) -> EmailOptions:

@@ -19,7 +19,7 @@ from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_one
 from repoherald.publish.issue_text import marker, read_marker
-from repoherald.render.json_twin import render_json
+from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.store.db import SqliteStore as Store
@@ -46,7 +46,7 @@ def _item(n: int = 3, day: date = date(2026, 4, 1), lang: str = "en") -> Publica
     report = replace(_big_report(n), lang=lang)
     report = replace(report, day=day)
     view = build_view(report)
-    return Publication("app", "", day, lang, render_markdown(view), render_json(view))
+    return Publication("app", "", day, lang, render_markdown(view), twin.write(view))
 
 
 def _target(fake: FakeGitHub, name: str = "issues", **extra: Any) -> NamedTarget:

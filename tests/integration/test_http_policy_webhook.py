@@ -19,7 +19,7 @@ from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_one
 from repoherald.publish.webhook import WebhookOptions, WebhookPublisher, platform_verdict
 from repoherald.redact import _forget_all
-from repoherald.render.json_twin import render_json
+from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.store.db import SqliteStore as Store
@@ -52,7 +52,7 @@ def item() -> Publication:
         version="9.9",
     )
     view = build_view(report)
-    return Publication("app", "", day, "en", render_markdown(view), render_json(view))
+    return Publication("app", "", day, "en", render_markdown(view), twin.write(view))
 
 
 def publisher(

@@ -14,6 +14,8 @@ from pathlib import Path
 from repoherald.analysis.rules import RULES_VERSION
 from repoherald.config import build_settings
 from repoherald.pipeline import run
+from repoherald.render.digest import digest_from_twin, render_digest
+from repoherald.render.twin import read as read_twin
 from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture
 
@@ -89,9 +91,11 @@ def test_an_english_report_has_no_chinese_characters_or_punctuation(
         f"{title}\n\n{body}\n", when=datetime(2026, 4, 2, 10, tzinfo=UTC), author=(author, "l@x.y")
     )
     md, twin = _report(tmp_path / "en", tmp_path / "home", git_repo, "en", tmp_path)
+    index = (tmp_path / "en" / "index.md").read_text(encoding="utf-8")
+    chat, _ = render_digest(digest_from_twin(read_twin(twin), "app"), "markdown", 4000)
     quoted = set(title + body + author)
     assert _CJK_OR_FULL_WIDTH.search(md), "the commit's own words are shown"
-    for text in (md, twin):
+    for text in (md, twin, index, chat):
         ours = {c for c in _CJK_OR_FULL_WIDTH.findall(text) if c not in quoted}
         assert not ours, sorted(ours)
     assert "**: " in md and "**：" not in md

@@ -46,7 +46,7 @@ def chat_body(
 def json_schema_format(model: type[BaseModel], name: str = "answer") -> dict[str, Any]:
     return {
         "type": "json_schema",
-        "json_schema": {"name": name, "schema": response_schema(model), "strict": True},
+        "json_schema": {"name": name, "schema": response_schema(model, "en"), "strict": True},
     }
 
 
@@ -382,7 +382,7 @@ def test_echo_schema_answer_with_refs_schema() -> None:
 
 
 def test_echo_schema_answer_json_object_marker() -> None:
-    schema = json.dumps(response_schema(FullAnswer), indent=2)
+    schema = json.dumps(response_schema(FullAnswer, "en"), indent=2)
     body = chat_body(
         "commit text", system=f"Answer in JSON.\nJSON Schema:\n```json\n{schema}\n```\nThanks."
     )

@@ -31,7 +31,7 @@ from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_days, deliver_one, load_publication
 from repoherald.publish.webhook import RobotPacer, WebhookOptions, WebhookPublisher
-from repoherald.render.json_twin import render_json
+from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view
 from repoherald.store.db import SqliteStore as Store
@@ -115,9 +115,7 @@ def test_a_300_commit_day_fits_every_platform(monkeypatch: pytest.MonkeyPatch) -
     """Chinese titles, 150 🔴: every platform's receiver accepts its size and shape."""
     report = _big_report()
     view = build_view(report)
-    item = Publication(
-        "app", "", report.day, "zh", render_markdown(view), render_json(view), report
-    )
+    item = Publication("app", "", report.day, "zh", render_markdown(view), twin.write(view), report)
     with webhook_server(SECRET) as server:
         monkeypatch.setenv("HOOK_SECRET", SECRET)
         for kind in KINDS:
@@ -185,7 +183,7 @@ def _days_on_disk(tmp: Path, n: int) -> dict[date, Path]:
         view = build_view(report)
         md = tmp / f"{report.day}.md"
         md.write_text(render_markdown(view), encoding="utf-8")
-        md.with_suffix(".json").write_text(render_json(view), encoding="utf-8")
+        md.with_suffix(".json").write_text(twin.write(view), encoding="utf-8")
         paths[report.day] = md
     return paths
 
@@ -235,7 +233,7 @@ def test_dingtalk_send_too_fast_is_waited_out_and_retried(
 ) -> None:
     report = _big_report(2)
     view = build_view(report)
-    item = Publication("app", "", report.day, "zh", render_markdown(view), render_json(view))
+    item = Publication("app", "", report.day, "zh", render_markdown(view), twin.write(view))
     clock = FakeClock()
     with webhook_server(SECRET) as server:
         server.clock = clock
@@ -338,7 +336,7 @@ def test_ledger_unchanged_changed_force_and_dry_run(
 ) -> None:
     report = _big_report(5)
     view = build_view(report)
-    item = Publication("app", "", report.day, "en", render_markdown(view), render_json(view))
+    item = Publication("app", "", report.day, "en", render_markdown(view), twin.write(view))
     with webhook_server(SECRET) as server:
         monkeypatch.setenv("HOOK_URL", f"{server.url}/slack/{TOKEN}")
         table = {"type": "webhook", "kind": "slack", "url_env": "HOOK_URL", "retry_delay": 0}
@@ -369,7 +367,7 @@ def test_a_platform_error_code_is_a_failure_naming_the_target(
 ) -> None:
     report = _big_report(2)
     view = build_view(report)
-    item = Publication("app", "", report.day, "zh", render_markdown(view), render_json(view))
+    item = Publication("app", "", report.day, "zh", render_markdown(view), twin.write(view))
     with webhook_server(SECRET) as server:
         monkeypatch.setenv("HOOK_URL", f"{server.url}/feishu/{TOKEN}")
         monkeypatch.setenv("HOOK_SECRET", "a-different-secret")  # the server will refuse it

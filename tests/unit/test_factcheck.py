@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from repoherald.llm.factcheck import MARKERS, Evidence, Unsupported, check
+from repoherald.llm.factcheck import Evidence, Unsupported, check, markers
 from repoherald.llm.schema import FullAnswer, LlmInsights, LlmRisk, ShortAnswer
 from repoherald.models import ChangeType, Importance
 
@@ -58,7 +58,7 @@ PATHS = frozenset(
 
 EVIDENCE = Evidence(paths=PATHS, text=MESSAGE + DIFF, numbers_text=MESSAGE + DIFF + FACTS)
 
-ZH, EN = MARKERS["zh"][0], MARKERS["en"][0]
+ZH, EN = markers("zh")[0], markers("en")[0]
 
 
 def _insights(**over: str) -> LlmInsights:

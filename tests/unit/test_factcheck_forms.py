@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from repoherald.llm.factcheck import MARKERS, Evidence, Unsupported, audit, check
+from repoherald.llm.factcheck import Evidence, Unsupported, audit, check, markers
 from repoherald.llm.schema import FullAnswer, LlmInsights, ShortAnswer
 from repoherald.models import ChangeType, Importance
 
@@ -39,7 +39,7 @@ EVIDENCE = Evidence(
     text=MESSAGE + DIFF,
     numbers_text=MESSAGE + DIFF + "1 files changed (+5/−2)",
 )
-EN = MARKERS["en"][0]
+EN = markers("en")[0]
 
 
 def _short(summary: str) -> ShortAnswer:

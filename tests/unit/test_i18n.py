@@ -8,12 +8,14 @@ survive the store unchanged, or a cached re-run would differ from the first.
 from __future__ import annotations
 
 import json
+import re
 import string
 from pathlib import Path
 
 import click
 import pytest
 
+import repoherald
 from repoherald.analysis.facts import AreaRules, FactsExtractor
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.cli.report import report
@@ -45,7 +47,11 @@ def test_catalogues_have_the_same_keys_and_format_fields() -> None:
     assert sorted(set(zh) ^ set(en)) == [], "keys present in one catalogue only"
     different = {key: (_fields(zh[key]), _fields(en[key])) for key in zh}
     assert {k: v for k, v in different.items() if v[0] != v[1]} == {}
-    assert all(isinstance(value, str) and value for c in (zh, en) for value in c.values())
+    assert all(
+        isinstance(value, str) and (value or key.startswith("factcheck."))
+        for c in (zh, en)
+        for key, value in c.items()
+    ), "empty entries are for a unit a language has no word for (fact-check) only"
 
 
 def test_every_change_type_and_importance_has_a_label() -> None:
@@ -165,3 +171,32 @@ def test_the_catalogues_are_the_only_list_of_languages(tmp_path: Path) -> None:
     config.write_text('[report]\nlang = "fr"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"report\.lang: unknown language 'fr'"):
         build_settings(repos=("x",), cwd=tmp_path)
+
+
+PACKAGE = Path(repoherald.__file__).parent
+PROMPTS = PACKAGE / "llm" / "prompts"
+
+
+def test_a_language_is_its_catalogue_and_its_prompt_templates() -> None:
+    """Each catalogue has its three prompt templates, and no template is of another language."""
+    for code in LANGUAGES:
+        for kind in ("system", "user", "repair"):
+            assert (PROMPTS / f"{kind}.{code}.j2").is_file(), f"{kind}.{code}.j2"
+    coded = {p.name.split(".")[1] for p in PROMPTS.glob("*.*.j2")}
+    assert coded == set(LANGUAGES)
+
+
+_CODES = "|".join(LANGUAGES)
+_LANGUAGE_CODE = re.compile(rf"""["'](?:{_CODES})["']|\blang\w* ?[!=]= ?["']""")
+
+
+def test_no_code_outside_i18n_names_a_language() -> None:
+    """Adding a language touches no branch elsewhere: no module or template names a code."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{n}: {line.strip()}"
+        for path in sorted(PACKAGE.rglob("*"))
+        if path.suffix in {".py", ".j2"} and "i18n" not in path.parts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _LANGUAGE_CODE.search(line)
+    ]
+    assert found == []

@@ -26,6 +26,7 @@ from repoherald.publish.base import (
     same_identity,
     source_identity,
 )
+from repoherald.render.markdown import stamp_line
 
 DAY = date(2026, 8, 20)
 
@@ -132,16 +133,34 @@ def test_deliver_turns_a_publish_error_into_a_failed_delivery(recording: None) -
     assert delivery.content_hash == publication().content_hash()
 
 
-def test_content_hash_ignores_only_when_it_was_generated() -> None:
-    md = "# t\n\n> 时间窗口：x\n> 生成时间：2026-08-21 02:00:00 (UTC+08:00)\n\nbody\n"
-    js = '{"date":"2026-08-20","generated_at":"2026-08-21T02:00:00+08:00","repos":[]}\n'
-    later_md = md.replace("02:00:00", "09:30:00")
-    later_js = js.replace("02:00:00", "09:30:00")
-    assert content_hash(md, js) == content_hash(later_md, later_js)
-    assert content_hash(md, js) != content_hash(md.replace("body", "body!"), js)
-    assert content_hash(md, js) != content_hash(md, js.replace("[]", "[1]"))
-    en = md.replace("> 生成时间：", "> Generated: ")
-    assert content_hash(en, js) == content_hash(en.replace("02:00", "03:00"), js)
+def _pair(lang: str, at: str, body: str = "body", repos: str = "[]") -> tuple[str, str]:
+    """A Markdown page and its twin that agree on when they were generated (as rendered)."""
+    md = f"# t\n\n> x\n{stamp_line(lang, datetime.fromisoformat(at))}\n\n{body}\n"
+    js = (
+        f'{{"schema_version":1,"date":"2026-08-20","lang":"{lang}",'
+        f'"generated_at":"{at}","repos":{repos}}}\n'
+    )
+    return md, js
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_content_hash_ignores_only_when_it_was_generated(lang: str) -> None:
+    md, js = _pair(lang, "2026-08-21T02:00:00+08:00")
+    later = _pair(lang, "2026-08-21T09:30:00+08:00")
+    assert md != later[0] and js != later[1]
+    assert content_hash(md, js) == content_hash(*later)
+    assert content_hash(md, js) != content_hash(*_pair(lang, "2026-08-21T02:00:00+08:00", "b!"))
+    changed = _pair(lang, "2026-08-21T02:00:00+08:00", repos='[{"name":"a"}]')
+    assert content_hash(md, js) != content_hash(*changed)
+
+
+def test_content_hash_reads_only_the_head_of_a_large_twin() -> None:
+    """The twin's head is cut mid-character (3-byte characters run past 4096 bytes)."""
+    repos = '[{"name":"' + "字" * 3000 + '"}]'
+    first = _pair("zh", "2026-08-21T02:00:00+08:00", repos=repos)
+    later = _pair("zh", "2026-08-21T09:30:00+08:00", repos=repos)
+    assert len(first[1].encode()) > 4096
+    assert content_hash(*first) == content_hash(*later)
 
 
 def test_identities_drop_credentials_and_compare_by_what_they_name() -> None:

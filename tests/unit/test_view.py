@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from repoherald import i18n
 from repoherald.analysis.facts import AreaRules, FactsExtractor
 from repoherald.analysis.rules import RuleAnalyser
 from repoherald.models import (
@@ -28,7 +29,8 @@ from repoherald.models import (
     RepoSection,
     Text,
 )
-from repoherald.render.json_twin import render_json, report_to_dict
+from repoherald.publish.base import Publication
+from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import ReportView, build_view
 
@@ -115,8 +117,8 @@ def test_commit_text_is_localised_and_addresses_hidden(view: ReportView) -> None
 
 def test_markdown_and_json_read_the_same_view(view: ReportView) -> None:
     md = render_markdown(view)
-    twin = json.loads(render_json(view))
-    (repo,) = twin["repos"]
+    data = json.loads(twin.write(view))
+    (repo,) = data["repos"]
     section = view.sections[0]
     assert [c["anchor"] for c in repo["commits"]] == [c.anchor for c in section.commits]
     assert repo["stats"]["importance"] == {i.value: n for i, n in section.stats.importance.items()}
@@ -126,8 +128,26 @@ def test_markdown_and_json_read_the_same_view(view: ReportView) -> None:
     for group in section.groups:
         assert f"### {group.title}\n" in md
     assert md.splitlines()[3] == "> " + view.generated
-    assert twin["generated_at"] == "2026-04-02T09:02:03+08:00"
-    assert "@" not in json.dumps(twin)
+    assert data["generated_at"] == "2026-04-02T09:02:03+08:00"
+    assert "@" not in json.dumps(data)
+
+
+def test_the_twin_reads_back_as_written(view: ReportView) -> None:
+    """The typed model holds every field the writer writes, with its value unchanged."""
+    text = twin.write(view)
+    read = twin.read(text)
+    assert read.repos[0].commits[0].sha == view.sections[0].commits[0].sha
+    assert read.model_dump(mode="json", exclude_unset=True) == json.loads(text)
+
+
+def test_a_twin_of_a_newer_format_is_one_clear_error(view: ReportView) -> None:
+    data = json.loads(twin.write(view)) | {"schema_version": twin.SCHEMA_VERSION + 1}
+    with pytest.raises(twin.TwinError, match=r"newer format .* upgrade repoherald"):
+        twin.read(json.dumps(data))
+    with pytest.raises(twin.TwinError, match="newer format"):
+        twin.read_stamp(json.dumps(data))
+    with pytest.raises(twin.TwinError, match="damaged: run that day again"):
+        twin.read(twin.write(view)[:-20])
 
 
 def test_one_report_two_languages_same_structure() -> None:
@@ -136,7 +156,7 @@ def test_one_report_two_languages_same_structure() -> None:
         zh.title == "每日更新报告（2026-04-01）" and en.title == "Daily update report (2026-04-01)"
     )
     assert [c.sha for c in zh.commits] == [c.sha for c in en.commits]
-    assert report_to_dict(zh)["repos"][0]["stats"] == report_to_dict(en)["repos"][0]["stats"]
+    assert twin.read(twin.write(zh)).repos[0].stats == twin.read(twin.write(en)).repos[0].stats
     assert zh.sections[0].stats.types != en.sections[0].stats.types
 
 
@@ -164,3 +184,26 @@ def test_a_failed_repository_has_no_statistics_heading() -> None:
     md = render_markdown(view)
     assert "❌ 无法读取该仓库：could not clone" in md and "📊" not in md
     assert view.usage_line == "" and view.usage.commits == 0
+
+
+def test_a_rerun_in_a_language_of_other_words_has_the_same_content_hash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A third catalogue, with its own word for "generated": a later re-run is unchanged.
+
+    The hash must not know any language's words, only what the report was made from.
+    """
+    words = {"generated_at": "Made on {time}", "title": "Day sheet ({date})"}
+    monkeypatch.setitem(i18n.CATALOGUES, "xx", i18n.CATALOGUES["en"] | words)
+
+    def pair(report: DayReport) -> Publication:
+        view = build_view(report)
+        return Publication("app", "", DAY, "xx", render_markdown(view), twin.write(view))
+
+    first = pair(_report("xx"))
+    later = pair(replace(_report("xx"), generated_at=datetime(2026, 4, 3, 7, tzinfo=UTC)))
+    assert "> Made on 2026-04-02 09:02:03" in first.markdown
+    assert (first.markdown, first.json) != (later.markdown, later.json)
+    assert first.content_hash() == later.content_hash()
+    changed = replace(_report("xx"), version="10.0")
+    assert pair(changed).content_hash() != first.content_hash()
