@@ -19,7 +19,7 @@ error — and is sent again only with ``--force``. Never silently twice.
 
 Days are read back from the configured archive's files (the store's
 ``reports`` table says which days were reported; see
-:mod:`repoherald.publish.archived`), so ``run`` and ``publish`` deliver the
+:mod:`repoherald.publish.archive.archived`), so ``run`` and ``publish`` deliver the
 same thing and ``publish`` never analyses anything.
 """
 
@@ -34,7 +34,7 @@ from typing import Any
 
 from repoherald.config.targets import NamedTarget
 from repoherald.errors import PublishError, StoreError
-from repoherald.publish.archived import recorded_reports
+from repoherald.publish.archive.archived import recorded_reports
 from repoherald.publish.base import (
     Delivery,
     Publication,

@@ -15,8 +15,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.config import NamedTarget
 from repoherald.errors import PublishError
 from repoherald.models import (
@@ -32,7 +32,7 @@ from repoherald.models import (
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import Batch, deliver_days, deliver_one
-from repoherald.publish.email import EmailOptions, EmailPublisher
+from repoherald.publish.email.publisher import EmailOptions, EmailPublisher
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view

@@ -18,7 +18,7 @@ from repoherald.errors import ConfigError
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_one
-from repoherald.publish.issue_text import marker, read_marker
+from repoherald.publish.github_issue.text import marker, read_marker
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view

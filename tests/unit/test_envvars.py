@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repoherald.analysis.envvars import changes, reads
+from repoherald.analysis.surface.envvars import changes, reads
 
 MODULE = """import os
 A = os.getenv("PKG_A", "0") == "1"

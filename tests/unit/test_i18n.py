@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 import pytest
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.cli.report import report
 from repoherald.config.defaults import check_lang
 from repoherald.config.settings import build_settings
