@@ -14,7 +14,7 @@ import ast
 
 from repoherald.analysis.downstream import index as ds
 from repoherald.analysis.downstream.scope import ScopeVisitor, dotted_name, env_prefixes, string_of
-from repoherald.analysis.pyapi.api import parse_quietly
+from repoherald.analysis.pyapi.parse import parse_quietly
 from repoherald.analysis.surface.extract import module_name
 
 __all__ = ["MAX_BYTES", "env_prefixes", "index_source"]

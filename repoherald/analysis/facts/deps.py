@@ -23,7 +23,7 @@ import tomllib
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 
-from repoherald.analysis.pyapi.api import parse_quietly
+from repoherald.analysis.pyapi.parse import parse_quietly
 from repoherald.models import DependencyChange
 
 _Deps = dict[tuple[str, str], tuple[str, str]]

@@ -20,12 +20,15 @@ so the caller can list the file as "measured, not parsed" instead of guessing.
 from __future__ import annotations
 
 import ast
-import gc
-import warnings
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from repoherald.analysis.pyapi.parse import (
+    PARSE_ERRORS,
+    gc_paused,
+    module_statements,
+    parse_quietly,
+)
 from repoherald.models import ApiChange
 
 PublicApi = dict[str, tuple[str, str]]
@@ -33,16 +36,6 @@ PublicApi = dict[str, tuple[str, str]]
 
 MAX_BYTES = 1_000_000
 """Larger blobs are almost always generated code; parsing them is slow and useless."""
-
-PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
-"""What parsing hostile input can raise on CPython 3.11.
-
-``SyntaxError`` covers bad syntax, undecodable bytes, unknown coding cookies and
-NUL bytes; ``ValueError`` is what older releases raise for NUL bytes;
-``RecursionError`` comes from deep nesting during AST construction *or* later
-in ``ast.unparse``; ``MemoryError`` is how 3.11's parser reports its own stack
-overflow (e.g. ten thousand unary minuses), not a real out-of-memory condition.
-"""
 
 
 def public_api(source: bytes, max_bytes: int = MAX_BYTES) -> PublicApi | None:
@@ -71,40 +64,6 @@ def public_api(source: bytes, max_bytes: int = MAX_BYTES) -> PublicApi | None:
             return _extract(parse_quietly(source))
         except PARSE_ERRORS:
             return None
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause cyclic garbage collection while a syntax tree is built and read.
-
-    An AST is hundreds of thousands of new container objects, none of them
-    garbage; the collections their allocation triggers, each walking the
-    whole tree, cost about as much as the parse. Reference counting still
-    frees the tree when it is dropped. Nested pauses are harmless.
-    """
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
-def parse_quietly(source: bytes | str) -> ast.Module:
-    """``ast.parse`` without the tokenizer's warnings.
-
-    Code like ``1if x else 2`` or ``"\\d"`` is valid but makes the parser
-    warn; over thousands of third-party files that would flood stderr, and
-    under ``-W error`` it would turn valid files into "unparseable" ones.
-    (``warnings.catch_warnings`` swaps process-global state, so concurrent
-    callers in other threads may briefly lose their own filters.) Garbage
-    collection is paused meanwhile (see :func:`gc_paused`).
-    """
-    with gc_paused(), warnings.catch_warnings():
-        warnings.simplefilter("ignore", SyntaxWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return ast.parse(source)
 
 
 def diff_api(path: str, old: PublicApi | None, new: PublicApi | None) -> list[ApiChange]:
@@ -162,7 +121,7 @@ ApiEvent = Definition | AllUpdate
 def api_events(body: list[ast.stmt]) -> list[ApiEvent]:
     """What the statements of ``body`` contribute to the API, in source order."""
     events: list[ApiEvent] = []
-    for stmt in _module_statements(body):
+    for stmt in module_statements(body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
             kind = "async function" if isinstance(stmt, ast.AsyncFunctionDef) else "function"
             events.append(Definition(stmt.name, kind, _function_signature(stmt)))
@@ -200,28 +159,6 @@ def fold_api(events: Iterable[ApiEvent]) -> PublicApi:
 def _extract(tree: ast.Module) -> PublicApi:
     """Collect definitions and ``__all__`` from the statements we consider."""
     return fold_api(api_events(tree.body))
-
-
-def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Yield module-level statements in source order, descending into if/try.
-
-    Iterative on purpose: a long ``elif`` chain nests arbitrarily deep without
-    any indentation, so recursion could hit the interpreter's limit.
-    """
-    stack: list[ast.stmt] = list(reversed(body))
-    while stack:
-        stmt = stack.pop()
-        yield stmt
-        nested: list[ast.stmt] = []
-        if isinstance(stmt, ast.If):
-            nested = [*stmt.body, *stmt.orelse]
-        elif isinstance(stmt, ast.Try | ast.TryStar):
-            nested = [*stmt.body]
-            for handler in stmt.handlers:
-                nested.extend(handler.body)
-            nested.extend(stmt.orelse)
-            nested.extend(stmt.finalbody)
-        stack.extend(reversed(nested))
 
 
 def _touches_all(stmt: ast.stmt) -> bool:

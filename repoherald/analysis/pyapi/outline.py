@@ -45,16 +45,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from repoherald.analysis.facts.linediff import Hunk, diff_lines
-from repoherald.analysis.pyapi.api import (
-    MAX_BYTES,
-    PARSE_ERRORS,
-    ApiEvent,
-    PublicApi,
-    api_events,
-    fold_api,
-    gc_paused,
-    parse_quietly,
-)
+from repoherald.analysis.pyapi.api import MAX_BYTES, ApiEvent, PublicApi, api_events, fold_api
+from repoherald.analysis.pyapi.parse import PARSE_ERRORS, gc_paused, parse_quietly
 
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _WRAPPER = {ast.ClassDef: b"class _:\n", ast.FunctionDef: b"def _():\n"}

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from repoherald.analysis.pyapi.api import parse_quietly
+from repoherald.analysis.pyapi.parse import parse_quietly
 from repoherald.models import Text
 
 POSITIONAL_ONLY = "posonly"

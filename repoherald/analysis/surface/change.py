@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 
-from repoherald.analysis.pyapi.api import parse_quietly
+from repoherald.analysis.pyapi.parse import PARSE_ERRORS, parse_quietly
 from repoherald.analysis.surface import extract as sx
 from repoherald.analysis.surface.compare import (
     ENV_DEFAULT,
@@ -240,5 +240,5 @@ def _extract(data: bytes | str, path: str) -> sx.ModuleSurface | None:
     try:
         tree = parse_quietly(data)
         return sx.extract(tree, module, path, path.endswith("__init__.py"), env=env, flags=flags)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except PARSE_ERRORS:
         return None

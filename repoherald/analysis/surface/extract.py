@@ -17,6 +17,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from repoherald.analysis.pyapi.parse import module_statements
 from repoherald.analysis.pyapi.signature import CLASS, STATIC, Signature, from_arguments
 
 FUNCTION = "function"
@@ -153,7 +154,7 @@ def extract(
     surface = ModuleSurface(module, path)
     package = module if is_package else module.rpartition(".")[0]
     imports: dict[str, str] = {}
-    for stmt in _module_statements(tree.body):
+    for stmt in module_statements(tree.body):
         _add_statement(surface, stmt, package, imports)
     for name, entry in list(surface.names.items()):
         if entry.cls is not None:
@@ -227,26 +228,6 @@ def _resolve_base(base: str, imports: dict[str, str], module: str, names: dict[s
     if head in names and not rest:
         return f"{module}.{head}"
     return base
-
-
-def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Module-level statements in source order, descending into ``if`` and ``try``.
-
-    Iterative because a long ``elif`` chain nests without indentation.
-    """
-    stack: list[ast.stmt] = list(reversed(body))
-    while stack:
-        stmt = stack.pop()
-        yield stmt
-        nested: list[ast.stmt] = []
-        if isinstance(stmt, ast.If):
-            nested = [*stmt.body, *stmt.orelse]
-        elif isinstance(stmt, ast.Try | ast.TryStar):
-            nested = [*stmt.body]
-            for handler in stmt.handlers:
-                nested.extend(handler.body)
-            nested.extend([*stmt.orelse, *stmt.finalbody])
-        stack.extend(reversed(nested))
 
 
 # -- classes ---------------------------------------------------------------------------
@@ -392,7 +373,7 @@ def _collect_settings(tree: ast.Module, surface: ModuleSurface, env: bool, flags
 def _collect_registry(tree: ast.Module, surface: ModuleSurface) -> set[int]:
     """Entries of module-level ``{"VAR": <reads os.environ>}`` dicts; returns their nodes."""
     registry_nodes: set[int] = set()
-    for stmt in _module_statements(tree.body):
+    for stmt in module_statements(tree.body):
         value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
         if not isinstance(value, ast.Dict):
             continue
