@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from datetime import date
 
 from repoherald.config.settings import Settings
-from repoherald.config.targets import NamedTarget
 from repoherald.errors import ConfigError
 from repoherald.pipeline.identity import RepoIdentity
 from repoherald.publish.archive.archived import Archive, archived_reports
 from repoherald.publish.archive.publisher import ArchivePublisher
 from repoherald.publish.deliver import Batch, Outcome, deliver_days, failed_days
-from repoherald.publish.registry import create
+from repoherald.publish.registry import NamedTarget, create
 from repoherald.store.base import Store
 
 

@@ -32,7 +32,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from repoherald.config.targets import NamedTarget
 from repoherald.errors import PublishError, StoreError
 from repoherald.publish.archive.archived import recorded_reports
 from repoherald.publish.base import (
@@ -44,6 +43,7 @@ from repoherald.publish.base import (
     is_batched,
 )
 from repoherald.publish.dry_run import preview
+from repoherald.publish.registry import NamedTarget
 from repoherald.publish.rollup import ends_week, is_quiet, week_ending, weekly_rollup
 from repoherald.redact import redact
 from repoherald.store.base import Store

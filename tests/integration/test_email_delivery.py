@@ -17,7 +17,6 @@ import pytest
 
 from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
 from repoherald.analysis.verdict.rules import RuleAnalyser
-from repoherald.config import NamedTarget
 from repoherald.errors import PublishError
 from repoherald.models import (
     Commit,
@@ -33,6 +32,7 @@ from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import Batch, deliver_days, deliver_one
 from repoherald.publish.email.publisher import EmailOptions, EmailPublisher
+from repoherald.publish.registry import NamedTarget
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view

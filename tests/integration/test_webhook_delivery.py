@@ -15,7 +15,6 @@ import pytest
 
 from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
 from repoherald.analysis.verdict.rules import RuleAnalyser
-from repoherald.config import NamedTarget
 from repoherald.errors import PublishError
 from repoherald.models import (
     Commit,
@@ -30,6 +29,7 @@ from repoherald.models import (
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_days, deliver_one, load_publication
+from repoherald.publish.registry import NamedTarget
 from repoherald.publish.webhook.publisher import RobotPacer, WebhookOptions, WebhookPublisher
 from repoherald.render.json_twin import render_json
 from repoherald.render.markdown import render_markdown
