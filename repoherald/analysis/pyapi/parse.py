@@ -82,3 +82,17 @@ def module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             nested.extend(stmt.orelse)
             nested.extend(stmt.finalbody)
         stack.extend(reversed(nested))
+
+
+def dotted_name(node: ast.expr) -> str:
+    """``a.b.c`` for a Name/Attribute chain (subscripts stripped), else its source."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ast.unparse(node)

@@ -17,8 +17,9 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from repoherald.analysis.pyapi.parse import module_statements
+from repoherald.analysis.pyapi.parse import dotted_name, module_statements
 from repoherald.analysis.pyapi.signature import CLASS, STATIC, Signature, from_arguments
+from repoherald.analysis.surface import envvars
 
 FUNCTION = "function"
 CLASS_KIND = "class"
@@ -237,7 +238,7 @@ def _class_info(node: ast.ClassDef) -> ClassInfo:
     methods: dict[str, Method] = {}
     for stmt in node.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-            deco = {_dotted(d) for d in stmt.decorator_list}
+            deco = {dotted_name(d) for d in stmt.decorator_list}
             if "overload" in deco or "typing.overload" in deco:
                 continue
             flavour = STATIC if "staticmethod" in deco else CLASS if "classmethod" in deco else ""
@@ -247,17 +248,17 @@ def _class_info(node: ast.ClassDef) -> ClassInfo:
             if prop and stmt.name in methods:
                 continue  # the setter of a property does not replace its getter
             methods[stmt.name] = Method(from_arguments(stmt.args, flavour), stmt.lineno, prop)
-    bases = tuple(_dotted(b) for b in node.bases)
+    bases = tuple(dotted_name(b) for b in node.bases)
     return ClassInfo(bases, methods, _config_fields(node) if _is_config(node) else None)
 
 
 def _is_config(node: ast.ClassDef) -> bool:
     for deco in node.decorator_list:
-        name = _dotted(deco.func if isinstance(deco, ast.Call) else deco)
+        name = dotted_name(deco.func if isinstance(deco, ast.Call) else deco)
         if name.rpartition(".")[2] in ("dataclass", "config", "define", "frozen"):
             return True
     return any(
-        _dotted(b).rpartition(".")[2] in ("BaseModel", "BaseSettings", "BaseConfig")
+        dotted_name(b).rpartition(".")[2] in ("BaseModel", "BaseSettings", "BaseConfig")
         for b in node.bases
     )
 
@@ -279,7 +280,7 @@ def _field_default(value: ast.expr | None) -> str | None:
     """``x: int = 3`` -> ``3``; ``field(default=3)``/``Field(3)`` -> ``3``; factories named."""
     if value is None:
         return None
-    if isinstance(value, ast.Call) and _dotted(value.func).rpartition(".")[2] in (
+    if isinstance(value, ast.Call) and dotted_name(value.func).rpartition(".")[2] in (
         "field",
         "Field",
     ):
@@ -299,75 +300,19 @@ def _is_ellipsis(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is Ellipsis
 
 
-def _dotted(node: ast.expr) -> str:
-    """``a.b.c`` for a Name/Attribute chain (subscripts stripped), else its source."""
-    if isinstance(node, ast.Subscript):
-        node = node.value
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return ast.unparse(node)
-
-
 # -- environment variables -------------------------------------------------------------
-
-
-def _env_call(node: ast.Call) -> tuple[str, str | None] | None:
-    """``os.getenv("X", d)`` / ``os.environ.get("X", d)`` -> ("X", "d")."""
-    func = _dotted(node.func)
-    if func not in ("os.getenv", "getenv", "os.environ.get", "environ.get", "os.environ.pop"):
-        return None
-    if not node.args or not _is_str(node.args[0]):
-        return None
-    default: ast.expr | None = node.args[1] if len(node.args) > 1 else None
-    for kw in node.keywords:
-        if kw.arg in ("default", "value"):
-            default = kw.value
-    return _str(node.args[0]), ast.unparse(default) if default is not None else "None"
-
-
-def _env_subscript(node: ast.AST) -> str | None:
-    """``os.environ["X"]`` (read) and ``"X" in os.environ`` -> "X"."""
-    if (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.ctx, ast.Load)
-        and _is_environ(node.value)
-        and _is_str(node.slice)
-    ):
-        return _str(node.slice)
-    if (
-        isinstance(node, ast.Compare)
-        and len(node.ops) == 1
-        and isinstance(node.ops[0], ast.In | ast.NotIn)
-        and _is_str(node.left)
-        and _is_environ(node.comparators[0])
-    ):
-        return _str(node.left)
-    return None
-
-
-def _is_environ(node: ast.expr) -> bool:
-    return _dotted(node) in ("os.environ", "environ")
 
 
 def _collect_settings(tree: ast.Module, surface: ModuleSurface, env: bool, flags: bool) -> None:
     """Environment reads and flag definitions, in one walk over the module."""
     skip = _collect_registry(tree, surface) if env else set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            if flags:
-                _flag(node, surface)
-            read = _env_call(node) if env and id(node) not in skip else None
-            if read is not None:
-                surface.env.setdefault(read[0], []).append(EnvRead(read[1], node.lineno))
-        elif env and isinstance(node, ast.Subscript | ast.Compare) and id(node) not in skip:
-            name = _env_subscript(node)
-            if name is not None:
-                surface.env.setdefault(name, []).append(EnvRead(None, node.lineno))
+        if flags and isinstance(node, ast.Call):
+            _flag(node, surface)
+        read = envvars.env_read(node) if env and id(node) not in skip else None
+        if read is not None and read.form in envvars.SURFACE_FORMS:
+            default = read.default_text() if isinstance(node, ast.Call) else None
+            surface.env.setdefault(read.name, []).append(EnvRead(default, read.line))
 
 
 def _collect_registry(tree: ast.Module, surface: ModuleSurface) -> set[int]:
@@ -380,39 +325,13 @@ def _collect_registry(tree: ast.Module, surface: ModuleSurface) -> set[int]:
         for key, item in zip(value.keys, value.values, strict=True):
             if key is None or not _is_str(key):
                 continue
-            found = _registry_entry(_str(key), item)
+            found = envvars.registry_entry(_str(key), item)
             if found is not None:
                 surface.env.setdefault(_str(key), []).append(
                     EnvRead(found, key.lineno, registry=True)
                 )
                 registry_nodes.update(id(n) for n in ast.walk(item))
     return registry_nodes
-
-
-def _registry_entry(key: str, value: ast.expr) -> str | None:
-    """The default of registry entry ``key`` when ``value`` reads the environment, else None.
-
-    A value counts when it reads ``os.environ`` in any form, or calls a helper
-    with the key as first argument (vLLM's ``env_with_choices("VLLM_X", …)``).
-    The default is that read's (or helper's) second argument; ``"None"`` when absent.
-    """
-    helper: str | None = None
-    reads = False
-    for node in ast.walk(value):
-        if isinstance(node, ast.Call):
-            read = _env_call(node)
-            if read is not None:
-                reads = True
-                if read[0] == key:
-                    return read[1]
-                continue
-            if node.args and _is_str(node.args[0]) and _str(node.args[0]) == key:
-                helper = ast.unparse(node.args[1]) if len(node.args) > 1 else "None"
-        if _env_subscript(node) is not None:
-            reads = True
-    if helper is not None:
-        return helper
-    return "None" if reads else None
 
 
 def _is_str(node: ast.AST) -> bool:
