@@ -9,9 +9,9 @@ read from bare mirrors. It measures, in one run:
    ``git ls-files | xargs cat > /dev/null`` of the same tree, both warm, best
    of three. The index is built once per run and reused for every day.
 2. **Matching per commit**: for every first-parent upstream commit of the
-   window, :func:`~repoherald.analysis.surface.versions_from_changes` (blob
-   reads) + :meth:`~repoherald.analysis.surface.SurfaceDiffer.changes` with
-   the index's interest + :func:`~repoherald.analysis.impact.match`, against
+   window, :func:`~repoherald.analysis.surface.change.versions_from_changes` (blob
+   reads) + :meth:`~repoherald.analysis.surface.change.SurfaceDiffer.changes` with
+   the index's interest + :func:`~repoherald.analysis.downstream.impact.match`, against
    the rules path's own time for the same commits (``FactsExtractor.extract``
    + ``RuleAnalyser.analyse``, blob reads included), best of three each.
    The one-time re-export map of the upstream HEAD is timed separately.
@@ -44,11 +44,11 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
 
-from repoherald.analysis.downstream import DownstreamIndex
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.impact import Impact, match
-from repoherald.analysis.rules import RuleAnalyser
-from repoherald.analysis.surface import SurfaceDiffer, reexports, versions_from_changes
+from repoherald.analysis.downstream.impact import Impact, match
+from repoherald.analysis.downstream.index import DownstreamIndex
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.surface.change import SurfaceDiffer, reexports, versions_from_changes
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.i18n import localise
 from repoherald.models import Commit, FileChange
 from repoherald.sources.checkout import index_checkout

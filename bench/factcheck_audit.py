@@ -42,7 +42,7 @@ from pathlib import Path
 
 from bench import goldset
 from bench.llm_recording import Recording, is_repair
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.llm.analyser import PROMPT_VERSION, parse_answer
 from repoherald.llm.answer import evidence
 from repoherald.llm.factcheck import audit, check

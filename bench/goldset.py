@@ -9,7 +9,7 @@ inputs (CI has no mirrors).
 
 The cache stores raw inputs, not computed facts, on purpose: new facts for
 better rules must be computable from it without the mirrors. Besides every
-blob the current :class:`~repoherald.analysis.facts.FactsExtractor` reads, it
+blob the current :class:`~repoherald.analysis.facts.commit.FactsExtractor` reads, it
 keeps the before/after text of every changed ``.py``/``.pyi`` file under
 :data:`PY_BLOB_LIMIT` and every changed text file under
 :data:`SMALL_BLOB_LIMIT` (version pins, manifests, workflow files). E-mail
@@ -29,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
-from repoherald.analysis.hostpins import host_names_for
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor, package_names_for
+from repoherald.analysis.facts.hostpins import host_names_for
 from repoherald.models import Commit, FileChange, FileStatus, Person
 from repoherald.pipeline.analyse import MAX_BLOB_BYTES
 from repoherald.sources.git.repo import GitRepo, open_local

@@ -1,7 +1,7 @@
 """Score today's rules against the labelled gold set (``bench/gold/commits.tsv``).
 
-Runs the real :class:`~repoherald.analysis.facts.FactsExtractor` and
-:class:`~repoherald.analysis.rules.RuleAnalyser` over every gold commit and
+Runs the real :class:`~repoherald.analysis.facts.commit.FactsExtractor` and
+:class:`~repoherald.analysis.verdict.rules.RuleAnalyser` over every gold commit and
 prints, for importance: accuracy, macro-F1, per-class precision and recall,
 the 3x3 confusion matrix and every commit off by two tiers (🔴 called 🟢 or
 the reverse), with the rules' reasons. Change-type accuracy is printed too.
@@ -33,7 +33,7 @@ from pathlib import Path
 from bench import goldset
 from bench.goldset import LABELS, CommitInputs, GoldCommit
 from bench.scores import accuracy, class_scores, confusion, macro_f1
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.i18n import localise
 from repoherald.models import Commit, Facts
 

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 from bench import goldset
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.i18n import localise
 from repoherald.models import Analysis, Message
 

@@ -168,7 +168,9 @@ class DependencyChange:
 
 @dataclass(frozen=True, slots=True)
 class HostBump:
-    """A moved pin of the framework a plugin is built on (:mod:`repoherald.analysis.hostpins`)."""
+    """A moved pin of the framework a plugin is built on.
+
+    See :mod:`repoherald.analysis.facts.hostpins`."""
 
     name: str
     path: str
@@ -180,7 +182,7 @@ class HostBump:
 @dataclass(frozen=True, slots=True)
 class OpChange:
     """A native operator removed, or re-declared so that a caller can break
-    (:mod:`repoherald.analysis.opschema`)."""
+    (:mod:`repoherald.analysis.facts.opschema`)."""
 
     name: str
     path: str
@@ -195,7 +197,7 @@ class OpChange:
 @dataclass(frozen=True, slots=True)
 class FlagChange:
     """A command-line flag the commit removes, renames or re-defaults
-    (:mod:`repoherald.analysis.flags`)."""
+    (:mod:`repoherald.analysis.surface.flags`)."""
 
     flag: str
     change: str
@@ -237,9 +239,11 @@ class Facts:
     """The pull request behind the commit, when the source could tell (untrusted text)."""
     host_bumps: tuple[HostBump, ...] = ()
     """Host frameworks whose pinned version the commit moves
-    (:mod:`repoherald.analysis.hostpins`)."""
+    (:mod:`repoherald.analysis.facts.hostpins`)."""
     env_removed: tuple[str, ...] = ()
-    """Environment variables the project stops reading (:mod:`repoherald.analysis.envvars`)."""
+    """Environment variables the project stops reading.
+
+    See :mod:`repoherald.analysis.surface.envvars`."""
     env_redefaulted: tuple[tuple[str, str, str], ...] = ()
     """(variable, old default, new default) of reads whose default changed."""
     home_words: tuple[str, ...] = ()
@@ -337,7 +341,7 @@ class Analysis:
 class DownstreamImpact:
     """One line of the reader's own code that a commit breaks or changes (this report only).
 
-    The fields of :class:`repoherald.analysis.impact.Impact`, plus the
+    The fields of :class:`repoherald.analysis.downstream.impact.Impact`, plus the
     downstream ``project`` (its label as configured). ``kind`` is ``breaks``
     or ``changes``; ``code`` a stable reason the renderer words; ``detail``
     the matcher's specifics (signatures, defaults) as a neutral :class:`Text`,
@@ -371,7 +375,7 @@ class Mention:
     ``kind`` is what this commit does to the other: ``reverts``, ``relands``,
     ``fixes`` or ``follows_up``. ``ref`` says how the other is named: ``sha``
     (a lower-case prefix of at least 7 digits), ``pr`` (a pull request number)
-    or ``title`` (:func:`repoherald.analysis.related.title_key` of its title).
+    or ``title`` (:func:`repoherald.analysis.facts.related.title_key` of its title).
     """
 
     kind: str

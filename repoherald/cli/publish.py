@@ -15,6 +15,7 @@ from repoherald.errors import UsageError
 from repoherald.pipeline.delivery import archive_of, deliver_repository
 from repoherald.pipeline.service import select_repos
 from repoherald.publish.deliver import Batch, Outcome
+from repoherald.publish.registry import build_all
 from repoherald.store.opener import open_store
 
 
@@ -54,7 +55,7 @@ def publish_command(
     outcomes: list[Outcome] = []
     with fail_on_errors(debug):
         settings = build_settings(debug=debug, no_llm=True, **options)
-        chosen = _targets(settings.publish, targets)
+        chosen = _targets(build_all(settings.publish), targets)
         batch = Batch(force=force)  # digest targets: one message once every repository is read
         archive = archive_of(settings)
         with open_store(settings.db_path) as store:

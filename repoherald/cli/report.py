@@ -14,6 +14,7 @@ from repoherald.cli.terminal import say
 from repoherald.config.settings import build_settings
 from repoherald.i18n import LANGUAGES
 from repoherald.pipeline.run import RunResult, run
+from repoherald.publish.registry import build_all
 
 
 @click.command()
@@ -57,10 +58,9 @@ def report(
     """Write the daily report(s) as Markdown plus a JSON twin."""
     setup_logging(debug)
     with fail_on_errors(debug):
+        settings = build_settings(repos=tuple(repos), debug=debug, **options)
         # `report` delivers nothing: the [[publish]] tables are checked, their secrets are not.
-        settings = build_settings(
-            repos=tuple(repos), debug=debug, delivery_secrets=False, **options
-        )
+        build_all(settings.publish, require_env=False)
         with ProgressDisplay() as display:
             result = run(settings, events=display, use_cache=not no_cache, rebuild=rebuild)
     _print_summary(result, llm=settings.llm is not None)

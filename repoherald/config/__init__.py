@@ -29,7 +29,7 @@ from repoherald.config.file import describe_validation_error, load_config_file
 from repoherald.config.overrides import Overrides
 from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings, build_settings, default_home, merge_settings
-from repoherald.config.targets import NamedTarget, publish_targets
+from repoherald.config.targets import TargetConfig, publish_targets
 
 __all__ = [
     "CONFIG_FILE_NAME",
@@ -45,10 +45,10 @@ __all__ = [
     "Downstream",
     "GitHubSettings",
     "Lang",
-    "NamedTarget",
     "Overrides",
     "RepoConfig",
     "Settings",
+    "TargetConfig",
     "build_settings",
     "check_tz",
     "default_home",

@@ -36,7 +36,9 @@ class Downstream:
 
 def check_watch(globs: Sequence[str]) -> tuple[str, ...]:
     """The globs unchanged, or :class:`UsageError` naming the first that can never match."""
-    from repoherald.analysis.impact import match_watch  # the matcher owns the glob syntax
+    from repoherald.analysis.downstream.impact import (
+        match_watch,  # the matcher owns the glob syntax
+    )
 
     match_watch((), globs)
     return tuple(globs)

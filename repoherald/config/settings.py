@@ -36,7 +36,7 @@ from repoherald.config.repos import (
     repo_from_file,
     with_downstream_flags,
 )
-from repoherald.config.targets import NamedTarget, publish_targets
+from repoherald.config.targets import TargetConfig, publish_targets
 from repoherald.errors import UsageError
 from repoherald.llm.settings import LlmSettings
 
@@ -59,8 +59,9 @@ class Settings:
     """True when the repositories came from ``[[repos]]`` rather than ``--repo``."""
     github: GitHubSettings = field(default_factory=GitHubSettings)
     extra: dict[str, Any] = field(default_factory=dict)
-    publish: tuple[NamedTarget, ...] = ()
-    """The validated ``[[publish]]`` targets (the archive of ``run`` is not one of them)."""
+    publish: tuple[TargetConfig, ...] = ()
+    """The ``[[publish]]`` targets as data (the archive of ``run`` is not one of them); the
+    pipeline creates their publishers through :mod:`repoherald.publish.registry`."""
 
     @property
     def tz(self) -> ZoneInfo:
@@ -108,7 +109,6 @@ def build_settings(
     *,
     cwd: Path | None = None,
     now: datetime | None = None,
-    delivery_secrets: bool = True,
     **options: Any,
 ) -> Settings:
     """Merge the config file, the environment and ``options`` into :class:`Settings`.
@@ -118,7 +118,7 @@ def build_settings(
     the library's flat way to say what :func:`merge_settings` takes grouped.
     """
     overrides = Overrides.from_options(**options)
-    return merge_settings(overrides, cwd=cwd, now=now, delivery_secrets=delivery_secrets)
+    return merge_settings(overrides, cwd=cwd, now=now)
 
 
 def merge_settings(
@@ -126,14 +126,10 @@ def merge_settings(
     *,
     cwd: Path | None = None,
     now: datetime | None = None,
-    delivery_secrets: bool = True,
 ) -> Settings:
     """The one merge: defaults < config file < environment < ``overrides``.
 
     ``config`` defaults to ``./repoherald.toml`` when that file exists.
-    ``delivery_secrets=False`` still validates every ``[[publish]]`` table but
-    does not require its secrets to be set: for ``report``, which delivers
-    nothing, so a missing webhook URL must not stop it.
     """
     cwd = cwd or Path.cwd()
     place, days = overrides.place, overrides.days
@@ -166,7 +162,7 @@ def merge_settings(
         max_catch_up_days=file_cfg.run.max_catch_up_days,
         github=github,
         repos_from_config=not overrides.repo.repos,
-        publish=publish_targets(file_cfg.publish, github, require_env=delivery_secrets),
+        publish=publish_targets(file_cfg.publish, github),
     )
 
 

@@ -11,8 +11,9 @@ from dataclasses import replace
 
 from pydantic import ValidationError
 
-from repoherald.analysis import hostpins, reach
-from repoherald.analysis.signals import LOW_KINDS
+from repoherald.analysis.facts import hostpins
+from repoherald.analysis.verdict import reach
+from repoherald.analysis.verdict.signals import LOW_KINDS
 from repoherald.i18n import importance_label, t, type_label
 from repoherald.llm import factcheck
 from repoherald.llm.job import LlmJob

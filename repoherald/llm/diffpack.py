@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import PurePosixPath
 
-from repoherald.analysis.deps import is_lockfile
-from repoherald.analysis.facts import file_kind
+from repoherald.analysis.facts.commit import file_kind
+from repoherald.analysis.facts.deps import is_lockfile
 from repoherald.models import FileChange, FileStatus
 
 # -- token estimate ------------------------------------------------------------

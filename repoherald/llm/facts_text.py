@@ -11,10 +11,11 @@ rounds to learn; given these, it weighs them.
 
 from __future__ import annotations
 
-from repoherald.analysis import hostpins, reach
-from repoherald.analysis.facts import file_kind
-from repoherald.analysis.rules import home_platforms
-from repoherald.analysis.signals import PLATFORM_TAGS
+from repoherald.analysis.facts import hostpins
+from repoherald.analysis.facts.commit import file_kind
+from repoherald.analysis.verdict import reach
+from repoherald.analysis.verdict.rules import home_platforms
+from repoherald.analysis.verdict.signals import PLATFORM_TAGS
 from repoherald.llm.job import LlmJob
 from repoherald.models import Facts
 

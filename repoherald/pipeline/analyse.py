@@ -17,9 +17,9 @@ from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from repoherald.analysers import CommitAnalyser, DeepAnalyser
-from repoherald.analysis import apicodec
-from repoherald.analysis.facts import AreaRules, FactsExtractor, package_names_for
-from repoherald.analysis.hostpins import host_names_for, normalise_host
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor, package_names_for
+from repoherald.analysis.facts.hostpins import host_names_for, normalise_host
+from repoherald.analysis.pyapi import codec as apicodec
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import CommitError, SourceError, StageTimeoutError
 from repoherald.i18n import t
@@ -214,7 +214,7 @@ def keep_parses(state: RepoRun, store: Store) -> None:
     """Store the parsed Python blobs that the next run will ask for, once, as the run ends.
 
     Tomorrow's first version of each file is the last one this run wrote, so
-    that is what is kept (:meth:`~repoherald.analysis.blobapi.BlobApis.take_fresh`);
+    that is what is kept (:meth:`~repoherald.analysis.pyapi.blobs.BlobApis.take_fresh`);
     a version a later day of the run replaced would never be read.
     """
     if state.extractor is None:

@@ -6,7 +6,7 @@ target, from ``[report] out`` and ``[report] path`` (the one place it is
 configured). :func:`deliver_repository` is the one delivery loop: ``run``
 calls it after reporting a repository (retrying what failed before), and
 ``publish`` for the days asked for, so both deliver the same archived file
-(chosen by :mod:`repoherald.publish.archived`).
+(chosen by :mod:`repoherald.publish.archive.archived`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from datetime import date
 
 from repoherald.config.settings import Settings
-from repoherald.config.targets import NamedTarget
 from repoherald.errors import ConfigError
 from repoherald.pipeline.identity import RepoIdentity
-from repoherald.publish.archive import ArchivePublisher
-from repoherald.publish.archived import Archive, archived_reports
+from repoherald.publish.archive.archived import Archive, archived_reports
+from repoherald.publish.archive.publisher import ArchivePublisher
 from repoherald.publish.deliver import Batch, Outcome, deliver_days, failed_days
-from repoherald.publish.registry import create
+from repoherald.publish.registry import NamedTarget, create
 from repoherald.store.base import Store
 
 

@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from repoherald.analysis.downstream import DownstreamIndex
-from repoherald.analysis.facts import package_names_for
-from repoherald.analysis.impact import BREAKS, Impact, match, match_watch
-from repoherald.analysis.surface import (
+from repoherald.analysis.downstream.impact import BREAKS, Impact, match, match_watch
+from repoherald.analysis.downstream.index import DownstreamIndex
+from repoherald.analysis.facts.commit import package_names_for
+from repoherald.analysis.surface.change import (
     MAX_BYTES,
     UNPARSED,
     Interest,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from repoherald.config.repos import RepoConfig
-from repoherald.publish.layout import safe_component
+from repoherald.publish.archive.layout import safe_component
 from repoherald.sources import registry
 
 

@@ -1,7 +1,7 @@
 """Link a day's commits to the commits of other days they revert, re-land, fix or follow up.
 
 Each reported commit is recorded in the store with the references its
-message makes (:mod:`repoherald.analysis.related`); then each entry gets its
+message makes (:mod:`repoherald.analysis.facts.related`); then each entry gets its
 links both ways: what it names that the store knows, and the known commits
 that name it. A revert reported days after its commit links both entries as
 soon as both days have been reported; the older day's page shows it the
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from zoneinfo import ZoneInfo
 
-from repoherald.analysis.related import REVERSE, mentions, title_key, title_keys_for
+from repoherald.analysis.facts.related import REVERSE, mentions, title_key, title_keys_for
 from repoherald.models import Entry, Mention, Related
 from repoherald.render.view import local_time
 from repoherald.store.base import Store

@@ -27,6 +27,7 @@ from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.identity import RepoIdentity, identify
 from repoherald.pipeline.run import RunResult, run
 from repoherald.publish.deliver import Batch, Outcome
+from repoherald.publish.registry import NamedTarget, build_all
 from repoherald.store.base import Store
 from repoherald.store.opener import open_store
 
@@ -174,8 +175,11 @@ def run_all(
 
     ``rebuild`` moves the store aside once, before the first repository (the
     record of reported days is carried over, so catch-up still knows them).
-    The store is opened once and handed to every repository's stages.
+    The store is opened once and handed to every repository's stages. The
+    ``[[publish]]`` targets' publishers are created first, so a bad table or
+    a missing secret stops the run before anything is analysed.
     """
+    targets = build_all(settings.publish)
     sinks = events if isinstance(events, tuple) else (events,)
     emitter = Emitter(sinks)
     chosen = select_repos(settings.repos, only, shard)
@@ -185,7 +189,7 @@ def run_all(
         use_cache=use_cache,
         on_wait=lambda message: emitter.say(message, "store"),
     ) as store:
-        return _run_all(settings, store, chosen, catch_up, sinks, force)
+        return _run_all(settings, store, chosen, catch_up, sinks, force, targets)
 
 
 def _run_all(
@@ -195,6 +199,7 @@ def _run_all(
     catch_up: bool,
     sinks: tuple[EventSink, ...],
     force: bool,
+    targets: tuple[NamedTarget, ...],
 ) -> ServiceResult:
     emitter = Emitter(sinks)
     result = ServiceResult()
@@ -228,8 +233,10 @@ def _run_all(
                 )
             except RepoheraldError as exc:
                 outcome.error = str(exc)
-        if settings.publish:
-            outcome.deliveries = _deliver(repo_settings, store, outcome, force, batch, emitter)
+        if targets:
+            outcome.deliveries = _deliver(
+                repo_settings, targets, store, outcome, force, batch, emitter
+            )
     if batch.pending:
         held = batch.flush(store)
         by_name = {o.name: o for o in result.outcomes}
@@ -240,6 +247,7 @@ def _run_all(
 
 def _deliver(
     settings: Settings,
+    targets: tuple[NamedTarget, ...],
     store: Store,
     outcome: RepoOutcome,
     force: bool,
@@ -250,7 +258,7 @@ def _deliver(
     key = outcome.repo.key
     return deliver_repository(
         store,
-        settings.publish,
+        targets,
         outcome.repo,
         (d.day for d in outcome.result.days) if outcome.result else (),
         settings.lang,

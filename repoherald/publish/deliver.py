@@ -19,7 +19,7 @@ error — and is sent again only with ``--force``. Never silently twice.
 
 Days are read back from the configured archive's files (the store's
 ``reports`` table says which days were reported; see
-:mod:`repoherald.publish.archived`), so ``run`` and ``publish`` deliver the
+:mod:`repoherald.publish.archive.archived`), so ``run`` and ``publish`` deliver the
 same thing and ``publish`` never analyses anything.
 """
 
@@ -32,9 +32,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from repoherald.config.targets import NamedTarget
 from repoherald.errors import PublishError, StoreError
-from repoherald.publish.archived import recorded_reports
+from repoherald.publish.archive.archived import recorded_reports
 from repoherald.publish.base import (
     Delivery,
     Publication,
@@ -44,6 +43,7 @@ from repoherald.publish.base import (
     is_batched,
 )
 from repoherald.publish.dry_run import preview
+from repoherald.publish.registry import NamedTarget
 from repoherald.publish.rollup import ends_week, is_quiet, week_ending, weekly_rollup
 from repoherald.redact import redact
 from repoherald.store.base import Store

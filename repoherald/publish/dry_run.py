@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from repoherald.config.targets import NamedTarget
 from repoherald.publish.base import Publication
+from repoherald.publish.registry import NamedTarget
 
 
 def preview(target: NamedTarget, items: Sequence[Publication]) -> tuple[str, int]:

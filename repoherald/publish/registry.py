@@ -11,22 +11,20 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
-from repoherald.config.file import WEEKDAYS, describe_validation_error
+from repoherald.config.file import describe_validation_error
+from repoherald.config.targets import TargetConfig, target_config
 from repoherald.errors import ConfigError
 from repoherald.plugins import PUBLISHERS, load_group
 from repoherald.publish.base import Publisher
 
 _REGISTERED: dict[str, type[Publisher]] = {}
 _LOADED: dict[str, type[Publisher]] | None = None
-
-SHARED_KEYS = ("type", "repos", "send_empty", "schedule", "weekday")
-"""Keys of a ``[[publish]]`` table that every target has; the rest belong to its Options."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +40,19 @@ class Target:
     weekly_on: int | None = None
     """For ``schedule = "weekly"``: the weekday (0 Monday) its roll-up is sent on; None for
     a daily target."""
+
+
+@dataclass(frozen=True, slots=True)
+class NamedTarget:
+    """A ``[[publish]]`` target and the name the ledger files its deliveries under."""
+
+    name: str
+    target: Target
+
+    def takes(self, repo: str) -> bool:
+        """True when this target delivers ``repo``'s reports."""
+        repos = self.target.repos
+        return repos is None or repo in repos
 
 
 def register(cls: type[Publisher]) -> type[Publisher]:
@@ -115,28 +126,27 @@ def create(
     ``where`` locates the table in messages (``publish.1``). ``inherited``
     holds values from the rest of the configuration (``[github]`` api_url
     and token_env) for the Options fields of those names that the table
-    leaves out; a publisher without such fields never sees them. Raises
-    :class:`ConfigError` for an unknown type, a key the publisher does not
-    know, a bad value, or (unless ``require_env`` is false) an environment
-    variable it needs that is not set. ``require_env=False`` is for a command
-    that validates the targets but delivers nothing (``report``): a missing
-    secret matters only to the commands that send.
+    leaves out. See :func:`build` for what is checked.
     """
-    data = dict(table)
-    type_name = data.pop("type", None)
-    repos = data.pop("repos", None)
-    send_empty = bool(data.pop("send_empty", False))
-    weekly_on = _weekly_on(data.pop("schedule", "daily"), data.pop("weekday", None), where)
-    if not isinstance(type_name, str):
-        raise ConfigError(f"{where}: set `type` to one of {', '.join(known_types())}")
+    config = target_config(str(table.get("type", "")), table, where, inherited)
+    return build(config, require_env=require_env).target
+
+
+def build(config: TargetConfig, *, require_env: bool = True) -> NamedTarget:
+    """Create the publisher of one configured target, its keys validated by its Options.
+
+    Raises :class:`ConfigError` for an unknown type, a key the publisher does
+    not know, a bad value, or (unless ``require_env`` is false) an
+    environment variable it needs that is not set. ``require_env=False`` is
+    for a command that validates the targets but delivers nothing
+    (``report``): a missing secret matters only to the commands that send.
+    """
+    where, type_name = config.where, config.type
     cls = get(type_name)
-    for key, value in (inherited or {}).items():
+    data = config.table()
+    for key, value in config.inherited.items():
         if key in cls.Options.model_fields and key not in data:
             data[key] = value
-    if repos is not None and not (
-        isinstance(repos, list) and all(isinstance(r, str) and r for r in repos)
-    ):
-        raise ConfigError(f"{where} ({type_name}): `repos` must be a list of repository names")
     try:
         options = cls.Options.model_validate(data)
     except ValidationError as exc:
@@ -148,21 +158,12 @@ def create(
             raise ConfigError(
                 f"{where} ({type_name}): environment variable {name} is not set: export it"
             )
-    chosen = tuple(repos) if repos is not None else None
-    return Target(type_name, cls(options), chosen, send_empty, weekly_on)
+    target = Target(type_name, cls(options), config.repos, config.send_empty, config.weekly_on)
+    return NamedTarget(config.name, target)
 
 
-def _weekly_on(schedule: object, weekday: object, where: str) -> int | None:
-    """The weekday index of a weekly target's roll-up; None for a daily target."""
-    if schedule == "daily":
-        if weekday is not None:
-            raise ConfigError(
-                f'{where}: `weekday` needs schedule = "weekly": remove it or set both'
-            )
-        return None
-    if schedule != "weekly":
-        raise ConfigError(f'{where}: schedule must be "daily" or "weekly"')
-    day = "mon" if weekday is None else weekday
-    if day not in WEEKDAYS:
-        raise ConfigError(f"{where}: weekday must be one of {', '.join(WEEKDAYS)}")
-    return WEEKDAYS.index(day)
+def build_all(
+    configs: Iterable[TargetConfig], *, require_env: bool = True
+) -> tuple[NamedTarget, ...]:
+    """The publishers of every configured ``[[publish]]`` target, in order (see :func:`build`)."""
+    return tuple(build(config, require_env=require_env) for config in configs)

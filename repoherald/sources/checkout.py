@@ -2,7 +2,7 @@
 
 This is the I/O half of the downstream index: it walks the directory, reads
 the Python files and hands each one to the pure
-:func:`~repoherald.analysis.downstream_visit.index_source`. It also computes
+:func:`~repoherald.analysis.downstream.visit.index_source`. It also computes
 :func:`index_key`, the cache key the store keeps the index under, so a run
 re-indexes only when the checkout changed.
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from repoherald.analysis import downstream as ds
-from repoherald.analysis.downstream_visit import MAX_BYTES, env_prefixes, index_source
+from repoherald.analysis.downstream import index as ds
+from repoherald.analysis.downstream.visit import MAX_BYTES, env_prefixes, index_source
 from repoherald.errors import SourceError
 from repoherald.sources.git.naming import identity_from_url
 

@@ -45,7 +45,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
-from repoherald.analysis.facts import file_kind
+from repoherald.analysis.facts.commit import file_kind
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import CommitError, SourceError
 from repoherald.github import parse

@@ -2,7 +2,7 @@
 
 A daily run's first version of each Python file it touches is the version
 the run of the day before wrote; keeping the parsed entry
-(:mod:`repoherald.analysis.apicodec`) by blob SHA lets today's run derive
+(:mod:`repoherald.analysis.pyapi.codec`) by blob SHA lets today's run derive
 from it instead of parsing the file whole again. Rows are content-addressed,
 so repositories that share a blob share its row. Blobs that could not be
 parsed are kept too (as JSON ``null``): a file too large or broken to parse

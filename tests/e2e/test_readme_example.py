@@ -30,6 +30,7 @@ import pytest
 
 from repoherald.config import DEFAULT_GITHUB_API, Settings, build_settings
 from repoherald.github.pulls import PullRequestLookup
+from repoherald.publish import registry
 from repoherald.sources.git.mirror import parse_remote
 from repoherald.sources.git.naming import identity_from_url
 from repoherald.sources.registry import display_name
@@ -99,7 +100,7 @@ def test_the_readme_example_loads_as_written(
 
     assert settings.tz_name == cfg["report"]["tz"] == "Asia/Shanghai"
     assert settings.github.api_url == DEFAULT_GITHUB_API and settings.github.token_env_explicit
-    by_name = {t.name: t.target for t in settings.publish}
+    by_name = {t.name: t.target for t in registry.build_all(settings.publish)}
     assert list(by_name) == [t["name"] for t in cfg["publish"]]
     feishu = by_name[roles["feishu"]["name"]].publisher.options  # type: ignore[attr-defined]
     assert feishu.kind == "feishu"

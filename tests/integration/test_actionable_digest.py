@@ -19,13 +19,14 @@ from typing import Any
 
 import pytest
 
-from repoherald.config import NamedTarget, build_settings
+from repoherald.config import build_settings
 from repoherald.errors import ConfigError
 from repoherald.pipeline import run
 from repoherald.publish import registry
-from repoherald.publish.archived import recorded_reports
+from repoherald.publish.archive.archived import recorded_reports
 from repoherald.publish.deliver import deliver_days, failed_days
-from repoherald.publish.email import EmailPublisher
+from repoherald.publish.email.publisher import EmailPublisher
+from repoherald.publish.registry import NamedTarget
 from repoherald.render import escape
 from repoherald.render.digest import TITLE_MAX, why_listed
 from repoherald.store.db import SqliteStore as Store

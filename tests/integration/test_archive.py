@@ -31,8 +31,8 @@ from repoherald.models import (
     RepoSection,
 )
 from repoherald.publish import registry
-from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
-from repoherald.publish.atomic import STALE_AFTER, is_temp_name, sweep_stale
+from repoherald.publish.archive.atomic import STALE_AFTER, is_temp_name, sweep_stale
+from repoherald.publish.archive.publisher import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import Publication, Status, join_identities
 from repoherald.render.markdown import stamp_line
 
@@ -432,7 +432,7 @@ WRITER = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, sys.argv[2])
     from tests.integration.test_archive import combined
-    from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
+    from repoherald.publish.archive.publisher import ArchiveOptions, ArchivePublisher
 
     # Pause point: "replace:1" stops right after the first rename of a publish, and so on.
     # The file system calls themselves are real; the pause only lets the test kill the

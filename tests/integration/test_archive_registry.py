@@ -12,7 +12,7 @@ from repoherald.config import build_settings
 from repoherald.errors import ConfigError
 from repoherald.pipeline import run
 from repoherald.publish import registry
-from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
+from repoherald.publish.archive.publisher import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import Delivery, Publication, PublisherOptions
 from tests.integration.test_archive_pipeline import DAY, make_repo
 

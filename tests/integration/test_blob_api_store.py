@@ -19,8 +19,10 @@ import pytest
 
 from bench import goldset
 from repoherald import pipeline
-from repoherald.analysis import apicodec, blobapi, pyoutline
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.pyapi import blobs as blobapi
+from repoherald.analysis.pyapi import codec as apicodec
+from repoherald.analysis.pyapi import outline as pyoutline
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.config import build_settings
 from repoherald.models import Facts
 from repoherald.pipeline.analyse import API_CODEC, analyse_day, keep_parses

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from repoherald.config import NamedTarget
 from repoherald.publish import registry
 from repoherald.publish.deliver import deliver_days, load_publication
-from repoherald.publish.webhook import WebhookOptions, WebhookPublisher
+from repoherald.publish.registry import NamedTarget
+from repoherald.publish.webhook.publisher import WebhookOptions, WebhookPublisher
 from repoherald.store.db import SqliteStore as Store
 from tests.integration.test_webhook_delivery import TOKEN, _days_on_disk
 from tests.webhook_server import webhook_server

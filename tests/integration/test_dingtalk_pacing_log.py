@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from repoherald.publish.deliver import deliver_days
-from repoherald.publish.pacing import RobotPacer
+from repoherald.publish.webhook.pacing import RobotPacer
 from repoherald.store.db import SqliteStore as Store
 from tests.integration.test_webhook_delivery import (
     SECRET,
@@ -52,7 +52,7 @@ def test_the_cli_logging_shows_the_wait_without_debug() -> None:
         """
         import logging
         from repoherald.cli.errors import setup_logging
-        from repoherald.publish.pacing import RobotPacer
+        from repoherald.publish.webhook.pacing import RobotPacer
 
         class Clock:
             now = 0.0

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from repoherald.analysis.downstream import DownstreamIndex
-from repoherald.analysis.impact import BREAKS, CHANGES, Impact, match, match_watch
-from repoherald.analysis.surface import SurfaceDiffer, versions_from_changes
+from repoherald.analysis.downstream.impact import BREAKS, CHANGES, Impact, match, match_watch
+from repoherald.analysis.downstream.index import DownstreamIndex
+from repoherald.analysis.surface.change import SurfaceDiffer, versions_from_changes
 from repoherald.i18n import localise
 from repoherald.sources.checkout import index_checkout
 from repoherald.sources.git.repo import open_local

@@ -15,9 +15,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser
-from repoherald.config import NamedTarget
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.errors import PublishError
 from repoherald.models import (
     Commit,
@@ -32,7 +31,8 @@ from repoherald.models import (
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import Batch, deliver_days, deliver_one
-from repoherald.publish.email import EmailOptions, EmailPublisher
+from repoherald.publish.email.publisher import EmailOptions, EmailPublisher
+from repoherald.publish.registry import NamedTarget
 from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view

@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from repoherald.config import NamedTarget
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_one
+from repoherald.publish.registry import NamedTarget
 from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture, run_repoherald, start_repoherald
 from tests.github_server import FakeGitHub

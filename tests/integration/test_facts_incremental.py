@@ -1,6 +1,6 @@
 """Facts from derived APIs equal facts from parsing every blob whole, on real and fixture history.
 
-The incremental path (:mod:`repoherald.analysis.pyoutline`) parses only the
+The incremental path (:mod:`repoherald.analysis.pyapi.outline`) parses only the
 statements an edit touches. These tests run it and the whole-parse path over
 the same commits, in the pipeline's order and in the reverse one, and demand
 identical facts.
@@ -16,9 +16,10 @@ import pytest
 
 from bench import goldset
 from bench.replay import build_repo, load_shapes
-from repoherald.analysis import blobapi, pyoutline
-from repoherald.analysis.facts import AreaRules, FactsExtractor, file_kind
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor, file_kind
+from repoherald.analysis.pyapi import blobs as blobapi
+from repoherald.analysis.pyapi import outline as pyoutline
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.config import build_settings
 from repoherald.models import Commit, Facts, FileChange
 from repoherald.pipeline.analyse import analyse_day

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from repoherald.config import NamedTarget
 from repoherald.errors import ConfigError
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_one
-from repoherald.publish.issue_text import marker, read_marker
+from repoherald.publish.github_issue.text import marker, read_marker
+from repoherald.publish.registry import NamedTarget
 from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view

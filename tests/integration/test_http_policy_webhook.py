@@ -10,14 +10,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from repoherald.analysis.rules import RuleAnalyser
-from repoherald.config import NamedTarget
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.errors import PublishError
 from repoherald.models import DayReport, RepoSection
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_one
-from repoherald.publish.webhook import WebhookOptions, WebhookPublisher, platform_verdict
+from repoherald.publish.registry import NamedTarget
+from repoherald.publish.webhook.publisher import WebhookOptions, WebhookPublisher, platform_verdict
 from repoherald.redact import _forget_all
 from repoherald.render import twin
 from repoherald.render.markdown import render_markdown

@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-from repoherald.analysis.rules import RULES_VERSION
+from repoherald.analysis.verdict.rules import RULES_VERSION
 from repoherald.config import build_settings
 from repoherald.pipeline import run
 from repoherald.render.digest import digest_from_twin, render_digest

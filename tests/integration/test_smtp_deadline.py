@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from repoherald.errors import MaybeSentError, PublishError
-from repoherald.publish.mailsend import Server, send
+from repoherald.publish.email.send import Server, send
 from tests.smtp_server import drip_server, make_certificate, smtp_server
 
 

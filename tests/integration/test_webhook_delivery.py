@@ -13,9 +13,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser
-from repoherald.config import NamedTarget
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.errors import PublishError
 from repoherald.models import (
     Commit,
@@ -30,7 +29,8 @@ from repoherald.models import (
 from repoherald.publish import registry
 from repoherald.publish.base import Publication
 from repoherald.publish.deliver import deliver_days, deliver_one, load_publication
-from repoherald.publish.webhook import RobotPacer, WebhookOptions, WebhookPublisher
+from repoherald.publish.registry import NamedTarget
+from repoherald.publish.webhook.publisher import RobotPacer, WebhookOptions, WebhookPublisher
 from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
 from repoherald.render.view import build_view

@@ -7,7 +7,7 @@ from textwrap import dedent
 
 import pytest
 
-from repoherald.analysis.deps import dependency_changes, is_manifest
+from repoherald.analysis.facts.deps import dependency_changes, is_manifest
 from repoherald.models import DependencyChange
 
 

@@ -9,8 +9,8 @@ from datetime import date
 import pytest
 from pydantic import ValidationError
 
-from repoherald.publish.report_url import check_report_url, report_url
-from repoherald.publish.webhook import WebhookOptions
+from repoherald.publish.webhook.publisher import WebhookOptions
+from repoherald.publish.webhook.report_url import check_report_url, report_url
 from repoherald.render.digest import (
     Digest,
     DigestItem,

@@ -9,9 +9,9 @@ from textwrap import dedent
 
 import pytest
 
-from repoherald.analysis import downstream as ds
-from repoherald.analysis.downstream import DownstreamIndex, build_index
-from repoherald.analysis.downstream_visit import index_source
+from repoherald.analysis.downstream import index as ds
+from repoherald.analysis.downstream.index import DownstreamIndex, build_index
+from repoherald.analysis.downstream.visit import index_source
 from repoherald.errors import SourceError
 from repoherald.sources.checkout import index_checkout, index_key
 from tests.gitfixture import GitFixture

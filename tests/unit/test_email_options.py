@@ -9,8 +9,8 @@ import pytest
 from repoherald.emails import is_address
 from repoherald.errors import ConfigError
 from repoherald.publish import registry
-from repoherald.publish.email import EmailOptions, EmailPublisher
-from repoherald.publish.mailhtml import render_fragment
+from repoherald.publish.email.html import render_fragment
+from repoherald.publish.email.publisher import EmailOptions, EmailPublisher
 
 BASE: dict[str, Any] = {
     "type": "email",

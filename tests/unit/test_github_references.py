@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 
 from markdown_it import MarkdownIt
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.models import Commit, Entry, FileChange, FileStatus, Person, RepoSection
 from repoherald.render import escape
 from repoherald.render.markdown import render_markdown

@@ -14,7 +14,7 @@ import pytest
 from bench import goldset
 from bench.agreement import read_labels
 from bench.scores import accuracy, class_scores, cohen_kappa, confusion, macro_f1
-from repoherald.analysis.facts import file_kind
+from repoherald.analysis.facts.commit import file_kind
 from repoherald.models import ChangeType
 
 RESERVED = ("vllm-project/vllm-ascend", "flashinfer-ai/flashinfer")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repoherald.analysis.hostpins import host_names_for, pin_values
+from repoherald.analysis.facts.hostpins import host_names_for, pin_values
 
 WORKFLOW = """jobs:
   test:
@@ -47,8 +47,8 @@ def test_values_that_are_no_versions_are_not_pins() -> None:
 
 
 def test_an_install_script_pins_the_host() -> None:
-    from repoherald.analysis.facts import file_kind
-    from repoherald.analysis.hostpins import file_bumps
+    from repoherald.analysis.facts.commit import file_kind
+    from repoherald.analysis.facts.hostpins import file_bumps
     from repoherald.models import FileChange, FileStatus
 
     texts = {"a": 'VLLM_VERSION="0.27.0"\npip install vllm\n', "b": 'VLLM_VERSION="0.27.1"\n'}

@@ -16,8 +16,8 @@ import click
 import pytest
 
 import repoherald
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.cli.report import report
 from repoherald.config.defaults import check_lang
 from repoherald.config.settings import build_settings

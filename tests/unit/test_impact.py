@@ -6,10 +6,10 @@ from textwrap import dedent
 
 import pytest
 
-from repoherald.analysis.downstream import DownstreamIndex, build_index
-from repoherald.analysis.downstream_visit import index_source
-from repoherald.analysis.impact import Impact, match, match_watch
-from repoherald.analysis.surface import FileVersions, SurfaceChange, surface_changes
+from repoherald.analysis.downstream.impact import Impact, match, match_watch
+from repoherald.analysis.downstream.index import DownstreamIndex, build_index
+from repoherald.analysis.downstream.visit import index_source
+from repoherald.analysis.surface.change import FileVersions, SurfaceChange, surface_changes
 from repoherald.errors import UsageError
 from repoherald.i18n import localise
 

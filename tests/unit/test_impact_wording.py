@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from repoherald.analysis.impact import Impact, match
-from repoherald.analysis.surface import surface_changes
+from repoherald.analysis.downstream.impact import Impact, match
+from repoherald.analysis.surface.change import surface_changes
 from repoherald.i18n import CATALOGUES, localise
 from repoherald.models import DownstreamCheck, DownstreamImpact, DownstreamProject, Text
 from repoherald.render.affects import CommitRef, build_affects

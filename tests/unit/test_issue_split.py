@@ -6,8 +6,8 @@ import re
 from datetime import date
 
 from repoherald.i18n import t
-from repoherald.publish.issue_split import link_parts, size, split_report
-from repoherald.publish.issue_text import marker, no_backlinks, read_marker
+from repoherald.publish.github_issue.split import link_parts, size, split_report
+from repoherald.publish.github_issue.text import marker, no_backlinks, read_marker
 
 NOTE = "\n\n" + t("en", "issue.continued") + "\n"
 

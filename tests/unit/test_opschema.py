@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from repoherald.analysis.opschema import breaks_callers, registered_ops, schema_arguments
+from repoherald.analysis.facts.opschema import breaks_callers, registered_ops, schema_arguments
 
 BINDINGS = b"""
 #include <torch/library.h>

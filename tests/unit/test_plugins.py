@@ -9,7 +9,7 @@ import pytest
 
 from repoherald import plugins
 from repoherald.analysers import CommitAnalyser, DeepAnalyser, analyser_classes
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.errors import ConfigError
 from repoherald.llm.analyser import LlmAnalyser
 from repoherald.llm.settings import LlmSettings

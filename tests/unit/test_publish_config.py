@@ -1,4 +1,5 @@
-"""``[[publish]]`` tables: validated by the publisher's options, named, secrets by name only."""
+"""``[[publish]]`` tables: named by the config, validated by the publisher's options when the
+registry builds them, secrets by name only."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from repoherald.config import build_settings
+from repoherald.config import Settings, build_settings
 from repoherald.errors import ConfigError
+from repoherald.publish import registry
 
 
-def _settings(tmp_path: Path, publish: str) -> object:
+def _settings(tmp_path: Path, publish: str) -> Settings:
     (tmp_path / "repoherald.toml").write_text(
         '[[repos]]\nsource = "."\n\n' + publish, encoding="utf-8"
     )
@@ -25,10 +27,10 @@ def test_targets_are_validated_and_named(tmp_path: Path, monkeypatch: pytest.Mon
         '[[publish]]\ntype = "webhook"\nname = "team"\nkind = "slack"\nurl_env = "HOOK"\n'
         'repos = ["vllm"]\n',
     )
-    targets = s.publish  # type: ignore[attr-defined]
-    assert [t.name for t in targets] == ["webhook-wecom", "team"]
-    assert targets[1].takes("vllm") and not targets[1].takes("sglang")
-    assert targets[0].takes("anything")
+    for targets in (s.publish, registry.build_all(s.publish)):
+        assert [t.name for t in targets] == ["webhook-wecom", "team"]
+        assert targets[1].takes("vllm") and not targets[1].takes("sglang")
+        assert targets[0].takes("anything")
 
 
 @pytest.mark.parametrize(
@@ -59,7 +61,7 @@ def test_bad_tables_are_one_line_errors(
 ) -> None:
     monkeypatch.setenv("HOOK", "https://example.com/hook")
     with pytest.raises(ConfigError) as exc:
-        _settings(tmp_path, "[[publish]]\n" + table + "\n")
+        registry.build_all(_settings(tmp_path, "[[publish]]\n" + table + "\n").publish)
     assert message in str(exc.value)
     assert "example.com/hook" not in str(exc.value)
 

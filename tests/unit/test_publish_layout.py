@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from repoherald.errors import ConfigError
-from repoherald.publish.layout import check_template, fill_template, report_path
+from repoherald.publish.archive.layout import check_template, fill_template, report_path
 
 DAY = date(2026, 8, 20)
 OUT = Path("/archive")

@@ -13,7 +13,7 @@ from pydantic import Field
 from repoherald.errors import ConfigError, PublishError
 from repoherald.models import DayReport
 from repoherald.publish import registry
-from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
+from repoherald.publish.archive.publisher import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import (
     Delivery,
     Publication,

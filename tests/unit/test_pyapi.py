@@ -7,7 +7,7 @@ from textwrap import dedent
 
 import pytest
 
-from repoherald.analysis.pyapi import diff_api, public_api
+from repoherald.analysis.pyapi.api import diff_api, public_api
 from repoherald.models import ApiChange
 
 

@@ -7,8 +7,9 @@ from textwrap import dedent
 
 import pytest
 
-from repoherald.analysis import linediff, pyoutline
-from repoherald.analysis.pyapi import public_api
+from repoherald.analysis.facts import linediff
+from repoherald.analysis.pyapi import outline as pyoutline
+from repoherald.analysis.pyapi.api import public_api
 
 BASE = '''\
 """A module."""

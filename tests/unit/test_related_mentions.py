@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.related import mentions, relanded_title, title_key, title_keys_for
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.facts.related import mentions, relanded_title, title_key, title_keys_for
 from repoherald.models import Commit, FileChange, FileStatus, Mention, Person
 
 OWN = "c0ffee" + "0" * 34

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from repoherald.config import DEFAULT_LANG, DEFAULT_PATH_TEMPLATE
-from repoherald.publish.archive import ArchiveOptions, ArchivePublisher
+from repoherald.publish.archive.layout import UNTAGGED_LANG, lang_suffix
+from repoherald.publish.archive.publisher import ArchiveOptions, ArchivePublisher
 from repoherald.publish.base import Publication
-from repoherald.publish.layout import UNTAGGED_LANG, lang_suffix
-from repoherald.publish.report_url import check_report_url, report_url
-from repoherald.publish.webhook import WebhookOptions
+from repoherald.publish.webhook.publisher import WebhookOptions
+from repoherald.publish.webhook.report_url import check_report_url, report_url
 
 DAY = date(2026, 8, 20)
 TEMPLATE = "https://h.test/reports/{year}/{name}/{date}{suffix}.md"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor, parse_title
-from repoherald.analysis.rules import RULES_VERSION, RuleAnalyser
-from repoherald.analysis.writeup import describe
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor, parse_title
+from repoherald.analysis.verdict.rules import RULES_VERSION, RuleAnalyser
+from repoherald.analysis.verdict.writeup import describe
 from repoherald.i18n import localise, localise_analysis
 from repoherald.models import ChangeType, Commit, FileChange, FileStatus, Importance, Person, Text
 

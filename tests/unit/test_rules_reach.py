@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.reach import host_pin, is_public_module, signature_breaks
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.reach import host_pin, is_public_module, signature_breaks
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.i18n import localise_analysis
 from repoherald.models import (
     Analysis,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from repoherald.analysis.signature import (
+from repoherald.analysis.pyapi.signature import (
     CallShape,
     Signature,
     bind_problems,

@@ -7,7 +7,7 @@ from textwrap import dedent
 
 import pytest
 
-from repoherald.analysis.surface import (
+from repoherald.analysis.surface.change import (
     FileVersions,
     Interest,
     SurfaceChange,

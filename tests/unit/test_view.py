@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from repoherald import i18n
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.rules import RuleAnalyser
 from repoherald.models import (
     Commit,
     DayReport,

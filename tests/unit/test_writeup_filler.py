@@ -7,8 +7,8 @@ from dataclasses import replace
 import pytest
 
 from bench.writeup_repeats import repeats
-from repoherald.analysis.facts import AreaRules, FactsExtractor
-from repoherald.analysis.rules import RuleAnalyser, decide
+from repoherald.analysis.facts.commit import AreaRules, FactsExtractor
+from repoherald.analysis.verdict.rules import RuleAnalyser, decide
 from repoherald.i18n import localise
 from repoherald.models import ApiChange, Commit, Facts, FileChange, FileStatus, Person
 

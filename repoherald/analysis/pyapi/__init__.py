@@ -1,0 +1,1 @@
+"""The public API of Python modules: parsed, outlined incrementally, cached by blob."""

@@ -1,0 +1,1 @@
+"""The changed surface of a commit: names, signatures, flags and environment variables."""

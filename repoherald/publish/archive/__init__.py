@@ -1,0 +1,1 @@
+"""The ``archive`` publisher: report files, the index and where each file lives."""

@@ -1,0 +1,1 @@
+"""The ``email`` publisher: the report as a multipart message sent over SMTP."""

@@ -1,0 +1,1 @@
+"""The ``github_issue`` publisher: one issue per repository-day, split to GitHub's limits."""

@@ -1,0 +1,1 @@
+"""The ``webhook`` publisher: chat digests, their payloads, pacing and report links."""
