@@ -9,11 +9,11 @@ commits that named it, and a prefix that becomes ambiguous stops linking.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from repoherald.models import Mention
+from repoherald.store.sql import Conn, insert_new, upsert
 
 _COLUMNS = "sha, time, pr_number, title"
 MIN_PREFIX = 7
@@ -39,19 +39,21 @@ class Indexed:
     mentions: tuple[Mention, ...]
 
 
-def index(conn: sqlite3.Connection, repo: str, rows: Sequence[Indexed]) -> None:
+def index(conn: Conn, repo: str, rows: Sequence[Indexed]) -> None:
     """Record (or refresh) ``rows``; a commit's mentions are replaced, never piled up."""
     for row in rows:
         k = row.known
         conn.execute(
-            "INSERT OR REPLACE INTO commit_index (repo, sha, time, pr_number, title, title_key)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
+            upsert(
+                "commit_index",
+                ("repo", "sha", "time", "pr_number", "title", "title_key"),
+                ("repo", "sha"),
+            ),
             (repo, k.sha, k.time, k.pr_number, k.title, row.title_key),
         )
         conn.execute("DELETE FROM commit_mentions WHERE repo = ? AND sha = ?", (repo, k.sha))
         conn.executemany(
-            "INSERT OR IGNORE INTO commit_mentions (repo, sha, kind, ref, target)"
-            " VALUES (?, ?, ?, ?, ?)",
+            insert_new("commit_mentions", ("repo", "sha", "kind", "ref", "target")),
             [(repo, k.sha, m.kind, m.ref, m.target) for m in row.mentions],
         )
 
@@ -60,7 +62,7 @@ def _known(rows: list[tuple[str, int, int | None, str]]) -> list[Known]:
     return [Known(str(s), int(t), None if p is None else int(p), str(x)) for s, t, p, x in rows]
 
 
-def by_prefix(conn: sqlite3.Connection, repo: str, prefix: str) -> list[Known]:
+def by_prefix(conn: Conn, repo: str, prefix: str) -> list[Known]:
     """The known commits whose SHA starts with ``prefix`` (at most two: one means unique)."""
     prefix = prefix.lower()
     if len(prefix) < MIN_PREFIX or not all(c in "0123456789abcdef" for c in prefix):
@@ -73,7 +75,7 @@ def by_prefix(conn: sqlite3.Connection, repo: str, prefix: str) -> list[Known]:
     return _known(rows)
 
 
-def by_pr(conn: sqlite3.Connection, repo: str, number: int) -> list[Known]:
+def by_pr(conn: Conn, repo: str, number: int) -> list[Known]:
     """The known commits of pull request ``number``, oldest first."""
     rows = conn.execute(
         f"SELECT {_COLUMNS} FROM commit_index WHERE repo = ? AND pr_number = ? ORDER BY time, sha",
@@ -82,7 +84,7 @@ def by_pr(conn: sqlite3.Connection, repo: str, number: int) -> list[Known]:
     return _known(rows)
 
 
-def by_title(conn: sqlite3.Connection, repo: str, keys: Sequence[str]) -> list[Known]:
+def by_title(conn: Conn, repo: str, keys: Sequence[str]) -> list[Known]:
     """The known commits whose title key is one of ``keys``, oldest first."""
     marks = ",".join("?" * len(keys))
     rows = conn.execute(
@@ -94,7 +96,7 @@ def by_title(conn: sqlite3.Connection, repo: str, keys: Sequence[str]) -> list[K
 
 
 def mentioning(
-    conn: sqlite3.Connection, repo: str, sha: str, pr_number: int | None, title_keys: Sequence[str]
+    conn: Conn, repo: str, sha: str, pr_number: int | None, title_keys: Sequence[str]
 ) -> list[tuple[Known, Mention]]:
     """Known commits whose mentions may name this commit (its SHA prefixes, its PR, its
     title), with the mention; the caller resolves each to be sure it means this one."""
