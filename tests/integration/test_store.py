@@ -384,3 +384,56 @@ def test_existing_world_readable_store_is_tightened_and_dirs_left_alone(tmp_path
     Store.open(db).close()
     assert stat.S_IMODE(db.stat().st_mode) == 0o600
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755, "a directory we did not create"
+
+
+# -- what both backends keep beside the cache -------------------------------------------
+
+
+def test_reports_corrections_parses_and_indexes_round_trip(store_at: StoreAt) -> None:
+    from repoherald.models import ChangeType, Correction, Importance
+
+    db = saved_store(store_at, n=3)
+    fix = Correction(Importance.LOW, ChangeType.DOCS, "only the README", "")
+    with db.open() as store:
+        store.record_report("org/repo", date(2026, 1, 3), "zh", 3, 1, "a.md", "text")
+        store.record_report("org/repo", date(2026, 1, 4), "en", 2, 0, "b.md", "other")
+        store.record_report("org/repo", date(2026, 1, 3), "zh", 4, 2, "a2.md", "text 2")
+        assert store.find_reported(SHAS[1]) == [("org/repo", SHAS[1])]
+        assert len(store.find_reported(SHAS[1][:9])) == 3, "a prefix of all three"
+        assert store.find_reported("0000", "elsewhere") == []
+        store.mark("org/repo", SHAS[1], fix)
+        store.save_blob_apis([("b" * 40, {"defs": ["f"]}), ("c" * 40, None)], "codec/1")
+        store.save_downstream_index("key1", "checkout", {"names": ["x"]})
+        store.save_downstream_index("key2", "checkout", {"names": ["y"]})
+    with db.open() as store:
+        assert store.latest_report_day("org/repo") == date(2026, 1, 4)
+        assert sorted(store.reported_days("org/repo")) == [
+            (date(2026, 1, 3), "zh", "a2.md", content_hash("text 2")),
+            (date(2026, 1, 4), "en", "b.md", content_hash("other")),
+        ], "a report written again replaces its row"
+        got = store.corrections_of("org/repo", SHAS)
+        assert list(got) == [SHAS[1]] and got[SHAS[1]].reason == "only the README"
+        [marked] = store.every_correction()
+        assert marked.commit == sample(1)[0] and marked.correction.importance is Importance.LOW
+        assert store.load_blob_api("b" * 40, "codec/1", dict) == {"defs": ["f"]}
+        assert store.load_blob_api("c" * 40, "codec/1", lambda v: ("none", v)) == ("none", None)
+        assert store.load_blob_api("b" * 40, "codec/2", dict) is None
+        assert store.load_downstream_index("key2") == {"names": ["y"]}
+        assert store.load_downstream_index("key1") is None, "replaced by the newer of its scope"
+
+
+def test_rebuild_empties_the_cache_and_keeps_what_is_not_one(store_at: StoreAt) -> None:
+    db = saved_store(store_at)
+    day = date(2026, 1, 1)
+    with db.open() as store:
+        store.ledger_record("issue", "r", day, status=LedgerStatus.SENT, content="x")
+        store.record_report("r", date(2026, 1, 3), "zh", 5, 1, "a.md", "text")
+        store.etags.put("https://api.example.test/x", '"e"', b"{}", "")
+    with db.open(rebuild=True) as store:
+        assert store.load(SHAS, EXTRACTOR, ANALYSER) == {}, "a fresh cache"
+        assert store.etags.get("https://api.example.test/x") is None
+        entry = store.ledger_get("issue", "r", day)
+        assert entry is not None and entry.status is LedgerStatus.SENT
+        assert store.latest_report_day("r") == date(2026, 1, 3)
+        store.save("org/repo", samples(0, 2), EXTRACTOR)
+        assert len(store.load(SHAS, EXTRACTOR, ANALYSER)) == 2, "and it fills again"
