@@ -227,3 +227,20 @@ def _sqlite_claimer(path: str, barrier: Barrier, results: Queue[str]) -> None:
         )
         results.put(verdict.decision.value)
         barrier.wait()
+
+
+def test_a_schema_of_its_own_beside_another_tools_migrations(
+    tmp_path: Path, pg_cluster: PgCluster, pg_database: str
+) -> None:
+    """The README's advice: the URL's search_path keeps repoherald's tables apart."""
+    from tests.storefixture import EXTRACTOR, samples
+
+    public = StoreAt("postgres", tmp_path, pg_cluster.url(pg_database))
+    public.sql("CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY)")
+    public.sql("INSERT INTO schema_migrations VALUES (20240101120000)")  # another tool's
+    public.sql("CREATE SCHEMA herald")
+    url = pg_cluster.url(pg_database) + "&options=-csearch_path%3Dherald"
+    with PostgresStore.open(url) as store:
+        assert store.save("org/repo", samples(0, 3), EXTRACTOR) == 3
+    assert public.sql("SELECT count(*) FROM herald.commits") == [(3,)]
+    assert public.sql("SELECT version FROM public.schema_migrations") == [(20240101120000,)]
