@@ -8,7 +8,7 @@ written), then again (everything read from the cache). The PostgreSQL store
 is a throwaway cluster (:mod:`tests.pgcluster`) on a Unix socket, with
 ``fsync`` off, so the figure is the store's protocol cost, not the disk's.
 Each measurement is the median of ``--repeat`` runs, each on a fresh store
-and a fresh archive. It prints each wall time and the ratio
+and a fresh archive, the backends taking turns. It prints each wall time and the ratio
 PostgreSQL / SQLite (target: at most 1.5).
 
 Usage::
@@ -27,7 +27,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -82,23 +81,22 @@ def one_run(cfg: Path, home: Path, out: Path) -> float:
     return elapsed
 
 
-def measure(
-    cfg: Path, scratch: Path, repeat: int, fresh_url: Callable[[], str | None]
-) -> tuple[float, float]:
-    """Median wall time of a cold and of a cached run, each pair on a fresh store."""
-    cold, warm = [], []
-    for i in range(repeat):
-        url = fresh_url()
-        if url is None:
-            os.environ.pop(URL_ENV, None)
-        else:
-            os.environ[URL_ENV] = url
-        home, out = scratch / f"home{i}", scratch / f"out{i}"
-        cold.append(one_run(cfg, home, out))
-        warm.append(one_run(cfg, home, out))
+def measure_pair(cfg: Path, scratch: Path, url: str | None) -> tuple[float, float]:
+    """Wall time of a cold and of a cached run on one fresh store (SQLite when ``url`` is None)."""
+    if url is None:
+        os.environ.pop(URL_ENV, None)
+    else:
+        os.environ[URL_ENV] = url
+    home, out = scratch / "home", scratch / "out"
+    try:
+        return one_run(cfg, home, out), one_run(cfg, home, out)
+    finally:
         shutil.rmtree(home, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
-    return statistics.median(cold), statistics.median(warm)
+
+
+def medians(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,8 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         def fresh_database() -> str:
             return pg.url(pg.create_database("bench"))
 
-        sqlite = measure(cfg, root, args.repeat, lambda: None)
-        postgres = measure(cfg, root, args.repeat, fresh_database)
+        # Alternated, so a change in the machine's load weighs on both backends alike.
+        pairs: dict[str, list[tuple[float, float]]] = {"sqlite": [], "postgres": []}
+        for _ in range(args.repeat):
+            pairs["sqlite"].append(measure_pair(cfg, root, None))
+            pairs["postgres"].append(measure_pair(cfg, root, fresh_database()))
+        sqlite, postgres = medians(pairs["sqlite"]), medians(pairs["postgres"])
     finally:
         if cluster is not None:
             cluster.stop()

@@ -16,6 +16,8 @@ from repoherald.models import Mention
 from repoherald.store.sql import Conn, insert_new, upsert
 
 _COLUMNS = "sha, time, pr_number, title"
+REFS = ("sha", "pr", "title")
+"""What a mention names, in the order :func:`mentioning` returns them."""
 MIN_PREFIX = 7
 
 
@@ -40,22 +42,30 @@ class Indexed:
 
 
 def index(conn: Conn, repo: str, rows: Sequence[Indexed]) -> None:
-    """Record (or refresh) ``rows``; a commit's mentions are replaced, never piled up."""
-    for row in rows:
-        k = row.known
-        conn.execute(
-            upsert(
-                "commit_index",
-                ("repo", "sha", "time", "pr_number", "title", "title_key"),
-                ("repo", "sha"),
-            ),
-            (repo, k.sha, k.time, k.pr_number, k.title, row.title_key),
-        )
-        conn.execute("DELETE FROM commit_mentions WHERE repo = ? AND sha = ?", (repo, k.sha))
-        conn.executemany(
-            insert_new("commit_mentions", ("repo", "sha", "kind", "ref", "target")),
-            [(repo, k.sha, m.kind, m.ref, m.target) for m in row.mentions],
-        )
+    """Record (or refresh) ``rows``; a commit's mentions are replaced, never piled up.
+
+    Three batched statements whatever the number of rows, so a database
+    across a network pays three round trips, not three per commit.
+    """
+    last = {row.known.sha: row for row in rows}  # a commit given twice: its last row counts
+    conn.executemany(
+        upsert(
+            "commit_index",
+            ("repo", "sha", "time", "pr_number", "title", "title_key"),
+            ("repo", "sha"),
+        ),
+        [
+            (repo, r.known.sha, r.known.time, r.known.pr_number, r.known.title, r.title_key)
+            for r in last.values()
+        ],
+    )
+    conn.executemany(
+        "DELETE FROM commit_mentions WHERE repo = ? AND sha = ?", [(repo, sha) for sha in last]
+    )
+    conn.executemany(
+        insert_new("commit_mentions", ("repo", "sha", "kind", "ref", "target")),
+        [(repo, sha, m.kind, m.ref, m.target) for sha, r in last.items() for m in r.mentions],
+    )
 
 
 def _known(rows: list[tuple[str, int, int | None, str]]) -> list[Known]:
@@ -104,19 +114,24 @@ def mentioning(
     if pr_number is not None:
         wanted.append(("pr", str(pr_number)))
     wanted += [("title", key) for key in title_keys]
-    out: list[tuple[Known, Mention]] = []
-    for ref in ("sha", "pr", "title"):
+    clauses: list[str] = []
+    params: list[str] = []
+    for ref in REFS:
         targets = [target for r, target in wanted if r == ref]
-        if not targets:
-            continue
-        marks = ",".join("?" * len(targets))
-        rows = conn.execute(
-            "SELECT i.sha, i.time, i.pr_number, i.title, m.kind, m.target"
-            " FROM commit_mentions m JOIN commit_index i ON i.repo = m.repo AND i.sha = m.sha"
-            f" WHERE m.repo = ? AND m.ref = ? AND m.target IN ({marks}) AND m.sha != ?"
-            " ORDER BY i.time, i.sha",
-            (repo, ref, *targets, sha),
-        ).fetchall()
-        for s, t, p, x, kind, target in rows:
-            out.append((_known([(s, t, p, x)])[0], Mention(str(kind), ref, str(target))))
-    return out
+        if targets:
+            clauses.append(f"(m.ref = ? AND m.target IN ({','.join('?' * len(targets))}))")
+            params += [ref, *targets]
+    if not clauses:
+        return []
+    rows = conn.execute(
+        "SELECT i.sha, i.time, i.pr_number, i.title, m.kind, m.ref, m.target"
+        " FROM commit_mentions m JOIN commit_index i ON i.repo = m.repo AND i.sha = m.sha"
+        f" WHERE m.repo = ? AND m.sha != ? AND ({' OR '.join(clauses)})"
+        " ORDER BY CASE m.ref WHEN 'sha' THEN 0 WHEN 'pr' THEN 1 ELSE 2 END,"
+        " i.time, i.sha, m.kind, m.target",
+        (repo, sha, *params),
+    ).fetchall()
+    return [
+        (_known([(s, t, p, x)])[0], Mention(str(kind), str(ref), str(target)))
+        for s, t, p, x, kind, ref, target in rows
+    ]

@@ -19,6 +19,9 @@ one publish ledger through it. It runs the SQL of the store's modules
   so), and the transaction it interrupted is rolled back by the server, so
   nothing is half-written. A deadlock between two workers' cache writes is
   retried.
+* **Round trips.** The server is across a socket or a network, so a write
+  that is one statement runs as its own transaction (autocommit) instead of
+  paying for ``BEGIN`` and ``COMMIT`` too.
 * **Rebuild** empties the cache tables, in one transaction, and keeps what
   is not a cache (reports, the ledger, claims, corrections), as moving an
   SQLite file aside and carrying those over does.
@@ -262,11 +265,9 @@ class PostgresStore:
     ) -> None:
         """Remember that a repository-day was reported (``run`` catches up from the newest)."""
 
-        def op() -> None:
-            with self._transaction():
-                reports.record(self.conn, repo, day, lang, commits, high, path, text)
-
-        self._required_op(op)
+        self._required_op(
+            lambda: reports.record(self.conn, repo, day, lang, commits, high, path, text)
+        )
 
     def reported_days(self, repo: str) -> list[tuple[date, str, str, str]]:
         """``(day, language, report path, content hash)`` of every report recorded for ``repo``."""
@@ -313,11 +314,7 @@ class PostgresStore:
     def mark(self, repo: str, sha: str, correction: Correction) -> None:
         """Record a reader's correction of one commit (replacing an earlier one)."""
 
-        def op() -> None:
-            with self._transaction():
-                corrections.save(self.conn, repo, sha, correction)
-
-        self._required_op(op)
+        self._required_op(lambda: corrections.save(self.conn, repo, sha, correction))
 
     def corrections_of(self, repo: str, shas: Sequence[str]) -> dict[str, Correction]:
         """The corrections of ``repo``'s ``shas``."""
@@ -330,22 +327,18 @@ class PostgresStore:
     def start_run(self, command: str) -> int:
         """Record a run as ``running`` by this process; returns its id."""
 
-        def op() -> int:
-            with self._transaction():
-                return run_log.start(self.conn, self.where, command)
-
-        return self._required_op(op)
+        return self._required_op(lambda: run_log.start(self.conn, self.where, command))
 
     def finish_run(
         self, run_id: int, status: str, commits: int, analysed: int, failures: list[str]
     ) -> None:
         """Record how a run ended; ``failures`` are redacted before they are stored."""
 
-        def op() -> None:
-            with self._transaction():
-                run_log.finish(self.conn, self.where, run_id, status, commits, analysed, failures)
-
-        self._required_op(op)
+        self._required_op(
+            lambda: run_log.finish(
+                self.conn, self.where, run_id, status, commits, analysed, failures
+            )
+        )
 
     def close_stale_runs(self) -> int:
         """Mark ``running`` rows of this host whose process is gone as ``killed``."""
