@@ -64,45 +64,55 @@ def save(
 ) -> None:
     """Write commits, their file changes, facts and analyses; the caller holds the transaction.
 
-    Rows are written in SHA order, so two processes saving overlapping
-    commits (forks of one project) take their row locks in the same order.
+    One batched statement per table whatever the number of commits (a server
+    across a network pays a round trip per statement), rows in SHA order so
+    two processes saving overlapping commits (forks of one project) take
+    their row locks in the same order. A commit given twice: its last item counts.
     """
-    for commit, facts, analysis in sorted(items, key=lambda item: item[0].sha):
-        sha = commit.sha
-        conn.execute(
-            upsert("commits", ("sha", "data", "checksum"), ("sha",)),
-            (sha, *encode([sha], to_jsonable(commit))),
-        )
-        conn.execute(insert_new("repo_commits", ("repo", "sha")), (repo, sha))
-        conn.execute("DELETE FROM file_changes WHERE sha = ?", (sha,))
-        changes = [
-            (sha, i, f.path, f.old_path, f.status.value, f.added, f.deleted, int(f.binary))
+    last = {item[0].sha: item for item in items}
+    ordered = [last[sha] for sha in sorted(last)]
+    conn.executemany(
+        upsert("commits", ("sha", "data", "checksum"), ("sha",)),
+        [(c.sha, *encode([c.sha], to_jsonable(c))) for c, _, _ in ordered],
+    )
+    conn.executemany(
+        insert_new("repo_commits", ("repo", "sha")), [(repo, c.sha) for c, _, _ in ordered]
+    )
+    conn.executemany("DELETE FROM file_changes WHERE sha = ?", [(c.sha,) for c, _, _ in ordered])
+    conn.executemany(
+        "INSERT INTO file_changes"
+        ' (sha, idx, path, old_path, status, added, deleted, "binary")'
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (c.sha, i, f.path, f.old_path, f.status.value, f.added, f.deleted, int(f.binary))
+            for c, facts, _ in ordered
             for i, f in enumerate(facts.files)
-        ]
-        if changes:
-            conn.executemany(
-                "INSERT INTO file_changes"
-                ' (sha, idx, path, old_path, status, added, deleted, "binary")'
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                changes,
-            )
-        conn.execute(
-            upsert("facts", ("sha", "extractor", "data", "checksum"), ("sha", "extractor")),
-            (sha, extractor, *encode([sha, extractor], to_jsonable(facts))),
-        )
-        put_analysis(conn, sha, analysis)
+        ],
+    )
+    conn.executemany(
+        upsert("facts", ("sha", "extractor", "data", "checksum"), ("sha", "extractor")),
+        [
+            (c.sha, extractor, *encode([c.sha, extractor], to_jsonable(facts)))
+            for c, facts, _ in ordered
+        ],
+    )
+    put_analyses(conn, [(c.sha, analysis) for c, _, analysis in ordered])
 
 
-def put_analysis(conn: Conn, sha: str, analysis: Analysis) -> None:
-    """Write one analysis keyed by (SHA, analyser identity); the caller holds the transaction."""
-    data, digest = encode([sha, analysis.analyser], to_jsonable(analysis))
-    conn.execute(
+def put_analyses(conn: Conn, items: Sequence[tuple[str, Analysis]]) -> None:
+    """Write analyses keyed by (SHA, analyser identity) in one batched statement; the caller
+    holds the transaction."""
+    rows = []
+    for sha, analysis in items:
+        data, digest = encode([sha, analysis.analyser], to_jsonable(analysis))
+        rows.append((sha, analysis.analyser, data, now_text(), digest))
+    conn.executemany(
         upsert(
             "analyses",
             ("sha", "analyser", "data", "created_at", "checksum"),
             ("sha", "analyser"),
         ),
-        (sha, analysis.analyser, data, now_text(), digest),
+        rows,
     )
 
 

@@ -274,8 +274,7 @@ class SqliteStore:
 
         def put() -> None:
             with self._transaction():
-                for sha, analysis in items:
-                    cache.put_analysis(self.conn, sha, analysis)
+                cache.put_analyses(self.conn, items)
 
         self._best_effort(put, None)
 

@@ -222,8 +222,7 @@ class PostgresStore:
 
         def op() -> None:
             with self._transaction():
-                for sha, analysis in items:
-                    cache.put_analysis(self.conn, sha, analysis)
+                cache.put_analyses(self.conn, items)
 
         self._required_op(op)
 
