@@ -62,7 +62,6 @@ from repoherald.store.rebuild import carry_over
 log = logging.getLogger("repoherald")
 
 T = TypeVar("T")
-_CHUNK = 500
 
 
 class SqliteStore:

@@ -5,7 +5,7 @@ The store's queries are written once, in the spelling both databases accept
 small :class:`Conn` protocol that an ``sqlite3.Connection`` satisfies as it
 is. Two things SQLite and PostgreSQL spell differently are written in
 SQLite's form and translated for PostgreSQL in one place,
-:func:`repoherald.store.postgres.connection.to_postgres`: the ``?``
+:func:`repoherald.store.pgconn.to_postgres`: the ``?``
 placeholder and ``CAST(column AS BLOB)`` (the bytes of a text column, which
 the row checksums cover).
 """
