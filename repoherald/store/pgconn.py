@@ -59,14 +59,6 @@ class PgConn:
     def close(self) -> None:
         self.raw.close()
 
-    @property
-    def closed(self) -> bool:
-        return bool(self.raw.closed)
-
-
-def is_postgres_url(url: str) -> bool:
-    return urllib.parse.urlsplit(url).scheme in ("postgresql", "postgres")
-
 
 def shown(url: str) -> str:
     """The URL as messages show it: scheme, user, host, port and database, no password."""
