@@ -62,6 +62,8 @@ class Settings:
     publish: tuple[TargetConfig, ...] = ()
     """The ``[[publish]]`` targets as data (the archive of ``run`` is not one of them); the
     pipeline creates their publishers through :mod:`repoherald.publish.registry`."""
+    store_url_env: str | None = None
+    """``[store] url_env``: the NAME of the variable that may hold a PostgreSQL store's URL."""
 
     @property
     def tz(self) -> ZoneInfo:
@@ -163,6 +165,7 @@ def merge_settings(
         github=github,
         repos_from_config=not overrides.repo.repos,
         publish=publish_targets(file_cfg.publish, github),
+        store_url_env=file_cfg.store.url_env,
     )
 
 

@@ -185,6 +185,7 @@ def run_all(
     chosen = select_repos(settings.repos, only, shard)
     with open_store(
         settings.db_path,
+        url_env=settings.store_url_env,
         rebuild=rebuild,
         use_cache=use_cache,
         on_wait=lambda message: emitter.say(message, "store"),
