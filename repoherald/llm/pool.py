@@ -147,6 +147,8 @@ class ModelPool:
     def wait(self, futures: Iterable[Future[Any]]) -> None:
         """Return once one of ``futures`` is done, running what the pool queued meanwhile."""
         pending = list(futures)
+        if not pending:
+            raise ValueError("ModelPool.wait needs a future to wait for")
         while not any(f.done() for f in pending):
             self._inbox.get()()
         while not self._inbox.empty():
