@@ -7,17 +7,21 @@ a duration.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from repoherald.config import build_settings
 from repoherald.pipeline.service import ServiceResult, run_all
 from tests.gitfixture import GitFixture
 from tests.integration.test_llm import good
 from tests.integration.test_llm_unavailable import build_day
-from tests.llm_server import FakeLLM
+from tests.llm_server import FakeLLM, Reply, last_user_message
+from tests.webhook_server import webhook_server
 
 DAY = "2026-05-01"
 NAMES = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta")
@@ -117,3 +121,41 @@ def test_the_token_budget_bounds_the_run_not_each_repository(tmp_path: Path) -> 
         a for n in NAMES for a in _analyses(tmp_path / "out", n) if a["analyser"].startswith("llm/")
     ]
     assert 0 < len(modelled) < len(NAMES) * PER_REPO
+
+
+def test_deliveries_keep_the_configuration_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first repository's answers come last; its day is still delivered first.
+
+    ``concurrency`` leaves a slot for the second repository's request beside
+    the first's four, so its answer comes first."""
+    entries = ""
+    for name, commits in (("slow", 4), ("quick", 1)):
+        repo = GitFixture.init(tmp_path / name)
+        for i in range(commits):
+            repo.write(f"src/{name}_{i}.py", f"def f_{i}(x):\n    return x + {i}\n")
+            repo.commit(f"Add {name} module {i}", when=f"{DAY}T0{i + 1}:00:00+00:00")
+        entries += f'[[repos]]\nsource = "{name}"\nname = "{name}"\n\n'
+
+    def answer(body: dict[str, Any], attempt: int) -> Reply:
+        reply = good(body)
+        slow = "Add slow module" in last_user_message(body)
+        return dataclasses.replace(reply, delay=0.5) if slow else reply
+
+    with FakeLLM(answer) as server, webhook_server("hook-secret") as hook:
+        monkeypatch.setenv("HOOK_URL", f"{hook.url}/json/x")
+        monkeypatch.setenv("HOOK_SECRET", "hook-secret")
+        config = tmp_path / "repoherald.toml"
+        config.write_text(
+            f'[report]\ntz = "UTC"\nlang = "en"\nout = "out"\n\n[llm]\nbase_url ='
+            f' "{server.base_url}"\nmodel = "m"\nmax_retries = 0\nconcurrency = 8\n\n'
+            + entries
+            + '[[publish]]\ntype = "webhook"\nname = "hook"\nkind = "json"\n'
+            'url_env = "HOOK_URL"\nsecret_env = "HOOK_SECRET"\nretry_delay = 0\n',
+            encoding="utf-8",
+        )
+        result = _run(tmp_path, config)
+        sent = [r.data["repos"][0]["name"] for r in hook.accepted("json")]
+    assert result.ok, result.failures
+    assert sent == ["slow", "quick"]
