@@ -36,7 +36,10 @@ another store or with several workers is one more option there.
 Usage::
 
     cd /work/main && /work/venv/bin/python -m bench.bench_org \
-        [--repos 200] [--latency 1.0] [--concurrency 32] [--keep DIR]
+        [--repos 200] [--latency 1.0] [--concurrency 32] [--keep DIR] [--store-url URL]
+
+``--store-url`` runs them all against one PostgreSQL database (``[store]
+url_env``), the URL reaching each run through the environment only.
 
 Exit status: 1 if a run failed or the model did not analyse every commit,
 else 0 (a missed timing target is reported, not an error).
@@ -71,6 +74,8 @@ LEADS = 2
 """Shapes of each repository dated before the day: its history has a past."""
 MIN_COMMITS, MAX_COMMITS = 5, 10
 FLOOR_SLACK_TARGET = 1.25
+STORE_ENV = "REPOHERALD_DATABASE_URL"
+"""Where ``--store-url`` reaches the runs: the URL (a secret) is never written to a file."""
 
 
 @dataclass(frozen=True)
@@ -97,8 +102,11 @@ class Child:
     stderr: str
 
 
-def build_org(root: Path, repos: int, shapes_path: Path, url: str, concurrency: int) -> Org:
-    """Replay ``repos`` repositories under ``root`` and write their ``repoherald.toml``."""
+def build_org(
+    root: Path, repos: int, shapes_path: Path, url: str, concurrency: int, store: bool = False
+) -> Org:
+    """Replay ``repos`` repositories under ``root`` and write their ``repoherald.toml``
+    (with ``store``, its store is the PostgreSQL database ``STORE_ENV`` names)."""
     t0 = time.perf_counter()
     shapes = load_shapes(shapes_path, None, None, TZ)
     rng = random.Random(22)
@@ -120,7 +128,8 @@ def build_org(root: Path, repos: int, shapes_path: Path, url: str, concurrency: 
     config = root / "repoherald.toml"
     config.write_text(
         f'[report]\ntz = "{TZ}"\nlang = "{LANG}"\nout = "reports"\n\n'
-        f'[llm]\nbase_url = "{url}"\nmodel = "{MODEL}"\nconcurrency = {concurrency}\n'
+        + (f'[store]\nurl_env = "{STORE_ENV}"\n\n' if store else "")
+        + f'[llm]\nbase_url = "{url}"\nmodel = "{MODEL}"\nconcurrency = {concurrency}\n'
         "max_retries = 0\n\n" + "\n".join(entries),
         encoding="utf-8",
     )
@@ -133,9 +142,11 @@ def run_args(org: Org, home: Path, *, llm: bool) -> list[str]:
     return args if llm else [*args, "--no-llm"]
 
 
-def timed_child(args: list[str], cwd: Path) -> Child:
+def timed_child(args: list[str], cwd: Path, store_url: str | None = None) -> Child:
     """``python -m repoherald ARGS``, timed, with its peak resident set from ``wait4``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPOHERALD_")}
+    if store_url:
+        env[STORE_ENV] = store_url
     with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(
@@ -172,16 +183,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--shapes", type=Path, default=DEFAULT_SHAPES)
     parser.add_argument("--keep", type=Path, help="build the organisation here and keep it")
+    parser.add_argument(
+        "--store-url",
+        help="a postgresql:// URL of an empty database: every run uses it as its store"
+        " (so the rules-only runs find the model run's facts in it)",
+    )
     opts = parser.parse_args(argv)
     root = opts.keep or Path(tempfile.mkdtemp(prefix="bench-org-"))
     problems: list[str] = []
     try:
         with FakeLLM(lambda body, attempt: good_answer(body, attempt), latency=opts.latency) as llm:
-            org = build_org(root, opts.repos, opts.shapes, llm.base_url, opts.concurrency)
+            org = build_org(
+                root, opts.repos, opts.shapes, llm.base_url, opts.concurrency, bool(opts.store_url)
+            )
             print(f"organisation: {org.repos} repositories, {org.commits} commits on {DAY}")
             print(f"  built in {org.seconds:.1f} s under {root} (not measured)")
             llm.clear()
-            model = timed_child(run_args(org, root / "home-llm", llm=True), root)
+            model = timed_child(run_args(org, root / "home-llm", llm=True), root, opts.store_url)
             requests, peak = len(llm.chat_requests), llm.max_concurrency
         total, by_model = modelled(org)
         floor = math.ceil(org.commits / opts.concurrency) * opts.latency
@@ -200,10 +218,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         if model.status != 0 or by_model != org.commits or total != org.commits:
             problems.append(f"model-bound run: exit {model.status}, {by_model}/{total} modelled")
-        cold = timed_child(run_args(org, root / "home-rules", llm=False), root)
-        cached = timed_child(run_args(org, root / "home-rules", llm=False), root)
+        rules = run_args(org, root / "home-rules", llm=False)
+        cold = timed_child(rules, root, opts.store_url)
+        cached = timed_child(rules, root, opts.store_url)
         print("\n[2] rules only (--no-llm)")
-        for label, child in (("cold", cold), ("cached", cached)):
+        first = "after the model run" if opts.store_url else "cold"
+        for label, child in ((first, cold), ("cached", cached)):
             per_repo = 1000 * child.seconds / org.repos
             cpu_per_repo = 1000 * child.cpu / org.repos
             print(
