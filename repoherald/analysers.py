@@ -25,6 +25,8 @@ from repoherald.models import Analysis, Commit, Facts
 from repoherald.plugins import ANALYSERS, load_group
 
 if TYPE_CHECKING:  # the LLM package is imported only when a run configures a model
+    from concurrent.futures import Future
+
     from repoherald.llm.analyser import LlmAnalyser, LlmResult
     from repoherald.llm.job import LlmJob
 
@@ -61,6 +63,17 @@ class DeepAnalyser(Analyser, Protocol):
     ) -> list[LlmResult]:
         """One result per job, in order, never an exception: an analysis of its own, or the
         job's first-pass analysis with ``llm_error`` saying why."""
+        ...
+
+    def submit(
+        self,
+        jobs: Sequence[LlmJob],
+        on_done: Callable[[int, int], None] | None = None,
+        *,
+        budget: int | None = None,
+    ) -> Future[list[LlmResult]]:
+        """:meth:`analyse_all` without waiting: the run's model pool answers in the future
+        (``budget``: the batch's own token allowance), while the run goes on."""
         ...
 
     def unavailable_line(self) -> str:

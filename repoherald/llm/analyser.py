@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -50,46 +50,28 @@ from repoherald.llm.client import (
 from repoherald.llm.diffpack import FilePatch, estimate_tokens, pack_diff, split_patch
 from repoherald.llm.fit import fit
 from repoherald.llm.job import LlmJob
+from repoherald.llm.meter import Meter
+from repoherald.llm.pool import BREAKER_THRESHOLD, ModelPool, endpoint_breaker
 from repoherald.llm.prompt import messages, repair_prompt
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
 from repoherald.llm.settings import LlmSettings
-from repoherald.llm.stage_time import StageTime
 from repoherald.models import Analysis, Importance
-from repoherald.redact import redact, strip_userinfo
+from repoherald.redact import redact
+
+__all__ = [
+    "BREAKER_THRESHOLD",
+    "PROMPT_VERSION",
+    "LlmAnalyser",
+    "LlmResult",
+    "Meter",
+    "endpoint_breaker",
+    "parse_answer",
+]
 
 PROMPT_VERSION = "3"
-BREAKER_THRESHOLD = 3
-"""Consecutive connection failures after which the endpoint counts as down for the run."""
 SHORT_OUTPUT_TOKENS = 768
 PROMPT_MARGIN = 512
 MAX_LENGTH_RETRIES = 2
-
-
-@dataclass
-class Meter:
-    """Tokens spent in this run, and the optional budget that stops new requests."""
-
-    budget: int | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reserved: int = 0
-    requests: int = 0
-    """HTTP requests sent, retries included; requests a dead endpoint was spared do not count."""
-
-    @property
-    def used(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def reserve(self, tokens: int) -> bool:
-        if self.budget is not None and self.used + self.reserved + tokens > self.budget:
-            return False
-        self.reserved += tokens
-        return True
-
-    def settle(self, reserved: int, prompt: int, completion: int) -> None:
-        self.reserved -= reserved
-        self.prompt_tokens += prompt
-        self.completion_tokens += completion
 
 
 class BudgetExhausted(LlmError):
@@ -108,11 +90,6 @@ class _Attempt:
     usage: list[int] = field(default_factory=lambda: [0, 0])
 
 
-def endpoint_breaker(cfg: LlmSettings) -> CircuitBreaker:
-    """A circuit breaker for the endpoint ``cfg`` names (closed; the URL without credentials)."""
-    return CircuitBreaker(BREAKER_THRESHOLD, f"LLM endpoint {strip_userinfo(cfg.base_url)}")
-
-
 @dataclass(frozen=True)
 class LlmResult:
     """One job's outcome: the analysis to show, and whether the endpoint was unreachable.
@@ -126,36 +103,35 @@ class LlmResult:
 
 
 class LlmAnalyser:
-    """Analyses commits through one OpenAI-compatible endpoint.
+    """Analyses commits through one OpenAI-compatible endpoint, in one report language.
 
-    One analyser serves a whole run: its meter, its counters and its circuit
-    breaker span every day of the run, so a dead endpoint costs one day's
-    few attempts, not every day's. ``breaker`` is given when the breaker must
-    outlive the analyser (``run`` over several repositories shares one, see
-    :func:`endpoint_breaker`); otherwise the analyser makes its own. ``stage_time``
-    likewise: the stage's time budget, shared by the analysers of one ``run``.
+    One analyser serves one report run (one repository, with ``run``): its
+    meter and its counters span every day of it. The endpoint itself is the
+    ``pool``'s (:class:`~repoherald.llm.pool.ModelPool`): ``run`` over many
+    repositories gives each repository's analyser the run's one pool, so
+    their requests share ``concurrency``, the pace, the circuit breaker, the
+    token budget and the stage's time. Without a ``pool`` the analyser makes
+    its own.
     """
 
-    def __init__(
-        self,
-        cfg: LlmSettings,
-        lang: str,
-        *,
-        breaker: CircuitBreaker | None = None,
-        stage_time: StageTime | None = None,
-    ) -> None:
+    def __init__(self, cfg: LlmSettings, lang: str, *, pool: ModelPool | None = None) -> None:
         self.cfg = cfg
         self.lang = lang
         self.name = f"llm/{cfg.model}/{PROMPT_VERSION}/{lang}"
-        self.meter = Meter(budget=cfg.token_budget)
-        self.breaker = breaker if breaker is not None else endpoint_breaker(cfg)
-        self.stage_time = stage_time if stage_time is not None else StageTime(cfg.stage_timeout)
+        self.pool = pool if pool is not None else ModelPool(cfg)
+        self.meter = Meter(parent=self.pool.meter)
+        """What this analyser spent; the pool's meter (the run's budget) hears it too."""
         self.fallbacks = 0
         """Commits that kept their rule analysis because the model's failed, for any reason."""
         self.unavailable = 0
         """Of those, the commits whose endpoint could not be reached."""
         self._unreachable = ""
         """Why the endpoint could not be reached, when the breaker did not open."""
+
+    @property
+    def breaker(self) -> CircuitBreaker:
+        """The endpoint's circuit breaker, the pool's."""
+        return self.pool.breaker
 
     # -- public API -----------------------------------------------------
 
@@ -167,17 +143,33 @@ class LlmAnalyser:
         A result either is the model's (fact-checked) analysis, or the job's
         rule analysis with ``llm_error`` saying why the model's is missing.
         """
-        if not jobs:
-            return []
+        with self.pool.running():
+            future = self.submit(jobs, on_done)
+            self.pool.wait([future])
+            return future.result()
+
+    def submit(
+        self,
+        jobs: Sequence[LlmJob],
+        on_done: Callable[[int, int], None] | None = None,
+        *,
+        budget: int | None = None,
+    ) -> Future[list[LlmResult]]:
+        """:meth:`analyse_all` handed to the running pool: the answers come in the future.
+
+        ``budget`` is the batch's own token allowance (a repository-day's),
+        within this analyser's and the run's. ``on_done`` hears the pool's
+        progress on the caller's thread, while it waits (:meth:`ModelPool.wait`).
+        """
         jobs = [replace(j, rules=localise_analysis(self.lang, j.rules)) for j in jobs]
-        started = time.monotonic()
-        try:
-            results = asyncio.run(self._analyse_all(jobs, on_done))
-        finally:
-            self.stage_time.used += time.monotonic() - started
-        self.fallbacks += sum(1 for r in results if r.analysis.llm_error)
-        self.unavailable += sum(1 for r in results if r.unavailable)
-        return results
+        meter = self.meter if budget is None else Meter(budget=budget, parent=self.meter)
+
+        def work(
+            client: ChatClient, job_done: Callable[[], None]
+        ) -> Coroutine[Any, Any, list[LlmResult]]:
+            return self._analyse_all(client, jobs, meter, job_done)
+
+        return self.pool.submit(work, len(jobs), on_done)
 
     def unavailable_line(self) -> str:
         """The one line that tells the user the endpoint was down, or "" if it was not."""
@@ -193,53 +185,43 @@ class LlmAnalyser:
         )
 
     async def _analyse_all(
-        self, jobs: Sequence[LlmJob], on_done: Callable[[int, int], None] | None
+        self,
+        client: ChatClient,
+        jobs: Sequence[LlmJob],
+        meter: Meter,
+        job_done: Callable[[], None],
     ) -> list[LlmResult]:
-        client = ChatClient(
-            self.cfg.base_url,
-            self.cfg.model,
-            api_key=self.cfg.api_key(),
-            api_key_env=self.cfg.api_key_env,
-            timeout=self.cfg.timeout,
-            max_retries=self.cfg.max_retries,
-            concurrency=self.cfg.concurrency,
-            temperature=self.cfg.temperature,
-            breaker=self.breaker,
-        )
-        gate = asyncio.Semaphore(self.cfg.concurrency)
-        done = 0
-        ends = asyncio.get_running_loop().time() + self.stage_time.left()
+        """Every job through the pool's gate; on the pool's loop."""
+        gate, ends = self.pool.gate, self.pool.ends
 
         async def one(job: LlmJob) -> LlmResult:
-            nonlocal done
             scope = asyncio.timeout_at(ends)
             try:
                 async with scope, gate:
-                    result = await self._guarded(client, job, ends)
+                    result = await self._guarded(client, job, ends, meter)
             except TimeoutError:
                 if not scope.expired():
                     raise
                 result = self._time_up(job)
-            done += 1
-            if on_done is not None:
-                on_done(done, len(jobs))
+            job_done()
             return result
 
-        try:
-            return list(await asyncio.gather(*(one(j) for j in jobs)))
-        finally:
-            self.meter.requests += client.sent
-            await client.aclose()
+        results = list(await asyncio.gather(*(one(j) for j in jobs)))
+        self.fallbacks += sum(1 for r in results if r.analysis.llm_error)
+        self.unavailable += sum(1 for r in results if r.unavailable)
+        return results
 
     # -- one commit -------------------------------------------------------
 
-    async def _guarded(self, client: ChatClient, job: LlmJob, ends: float) -> LlmResult:
+    async def _guarded(
+        self, client: ChatClient, job: LlmJob, ends: float, meter: Meter
+    ) -> LlmResult:
         """:meth:`_analyse`, with a surprise contained to this commit; none once the stage's
         time is up (a commit that waited for its turn past the end sends nothing)."""
         if asyncio.get_running_loop().time() >= ends:
             return self._time_up(job)
         try:
-            return await self._analyse(client, job)
+            return await self._analyse(client, job, meter)
         except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as exc:
             # A bug or a surprise on one commit must not cost the
             # others: this one keeps its rule analysis, marked.
@@ -248,11 +230,11 @@ class LlmAnalyser:
 
     def _time_up(self, job: LlmJob) -> LlmResult:
         """The rule analysis of a commit the stage's time did not reach (or ran out on)."""
-        seconds = f"{self.stage_time.seconds:g}"
+        seconds = f"{self.pool.stage_time.seconds:g}"
         error = StageTimeUp(t(self.lang, "llm.stage_timeout", seconds=seconds))
         return LlmResult(with_error(job.rules, self._fail_text(error), [0, 0]))
 
-    async def _analyse(self, client: ChatClient, job: LlmJob) -> LlmResult:
+    async def _analyse(self, client: ChatClient, job: LlmJob, meter: Meter) -> LlmResult:
         attempt = _Attempt(
             depth="short" if job.rules.importance is Importance.LOW else "full",
             max_tokens=self._output_tokens(job.rules.importance),
@@ -261,7 +243,7 @@ class LlmAnalyser:
         try:
             if self.breaker.is_open:
                 raise LlmUnavailable(self.breaker.message)
-            answer, unseen = await self._ask(client, job, attempt)
+            answer, unseen = await self._ask(client, job, attempt, meter)
         except LlmUnavailable as exc:
             self._unreachable = str(exc)
             marked = with_error(job.rules, t(self.lang, "llm.unavailable"), attempt.usage)
@@ -284,7 +266,7 @@ class LlmAnalyser:
         return t(self.lang, "llm.failed", error=exc)
 
     async def _ask(
-        self, client: ChatClient, job: LlmJob, at: _Attempt
+        self, client: ChatClient, job: LlmJob, at: _Attempt, meter: Meter
     ) -> tuple[ShortAnswer | FullAnswer, tuple[str, ...]]:
         """Request, validate and, when needed, repair or re-request one answer.
 
@@ -303,7 +285,7 @@ class LlmAnalyser:
             model = ShortAnswer if at.depth == "short" else FullAnswer
             schema = response_schema(model, self.lang)
             messages, unseen = self._prompt(job, at, patches, client)
-            reply = await self._request(client, messages + repair_messages, at, schema)
+            reply = await self._request(client, messages + repair_messages, at, schema, meter)
             if reply is None:
                 continue
             if reply.finish_reason == "length":
@@ -363,6 +345,7 @@ class LlmAnalyser:
         messages: list[dict[str, str]],
         at: _Attempt,
         schema: dict[str, Any],
+        meter: Meter,
     ) -> ChatReply | None:
         """One completion within the token budget; None when the endpoint refused the schema.
 
@@ -370,19 +353,23 @@ class LlmAnalyser:
         endpoint reports, so concurrent commits never overspend it.
         """
         estimate = sum(estimate_tokens(m["content"]) for m in messages) + at.max_tokens
-        if not self.meter.reserve(estimate):
+        if not meter.reserve(estimate):
             raise BudgetExhausted(t(self.lang, "llm.budget_exhausted"))
         try:
             reply = await client.complete(
-                messages, max_tokens=at.max_tokens, schema_name="commit_analysis", schema=schema
+                messages,
+                max_tokens=at.max_tokens,
+                schema_name="commit_analysis",
+                schema=schema,
+                on_send=meter.sent,
             )
         except SchemaRejected:
-            self.meter.settle(estimate, 0, 0)
+            meter.settle(estimate, 0, 0)
             return None
         except BaseException:  # an error, or the stage's time cut the request
-            self.meter.settle(estimate, 0, 0)
+            meter.settle(estimate, 0, 0)
             raise
-        self.meter.settle(estimate, reply.prompt_tokens, reply.completion_tokens)
+        meter.settle(estimate, reply.prompt_tokens, reply.completion_tokens)
         at.usage[0] += reply.prompt_tokens
         at.usage[1] += reply.completion_tokens
         return reply

@@ -103,9 +103,11 @@ class ChatClient:
     ``transport`` replaces httpx's network transport (tests pass an
     ``httpx.MockTransport``); ``http`` is a ready client the caller owns and
     closes. ``breaker`` is shared with whoever else calls the same endpoint;
-    ``sleep`` is how the client waits between attempts. ``limits`` is the HTTP
-    policy (body size, capped ``Retry-After``); ``timeout`` is its deadline: the
-    whole request, body included, not just the gap between two reads.
+    ``sleep`` is how the client waits between attempts; ``pace``, awaited before
+    every attempt, keeps a provider's rate limit (:mod:`repoherald.llm.pace`).
+    ``limits`` is the HTTP policy (body size, capped ``Retry-After``);
+    ``timeout`` is its deadline: the whole request, body included, not just
+    the gap between two reads.
     """
 
     def __init__(
@@ -124,6 +126,7 @@ class ChatClient:
         breaker: CircuitBreaker | None = None,
         sleep: Sleep = asyncio.sleep,
         limits: Limits = LLM,
+        pace: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.limits = limits.with_deadline(timeout)
@@ -143,6 +146,7 @@ class ChatClient:
         self.temperature = temperature
         self.breaker = breaker
         self._sleep = sleep
+        self._pace = pace
         self.json_schema_supported = True
         self.sent = 0
         """HTTP requests actually sent (every attempt counts; refused-by-breaker ones do not)."""
@@ -161,8 +165,9 @@ class ChatClient:
         max_tokens: int,
         schema_name: str,
         schema: dict[str, Any],
+        on_send: Callable[[], None] | None = None,
     ) -> ChatReply:
-        """One chat completion, retried on transient failures."""
+        """One chat completion, retried on transient failures; ``on_send`` hears each attempt."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -178,7 +183,7 @@ class ChatClient:
             body["response_format"] = {"type": "json_object"}
         last = _Outcome("no attempt made")
         for attempt in range(self.max_retries + 1):
-            result = await self._attempt(body)
+            result = await self._attempt(body, on_send)
             if isinstance(result, ChatReply):
                 return result
             last = result
@@ -190,14 +195,20 @@ class ChatClient:
         gave_up = f"{last.reason} (gave up after {self.max_retries + 1} attempts)"
         raise LlmUnavailable(gave_up) if last.unreachable else LlmError(gave_up)
 
-    async def _attempt(self, body: dict[str, Any]) -> ChatReply | _Outcome:
+    async def _attempt(
+        self, body: dict[str, Any], on_send: Callable[[], None] | None
+    ) -> ChatReply | _Outcome:
         """Send once. A reply, a retryable outcome, or an exception that ends the request."""
+        if self._pace is not None:
+            await self._pace()
         if self.breaker is not None:
             try:
                 self.breaker.before_call()
             except UnavailableError as exc:
                 raise LlmUnavailable(redact(str(exc))) from None
         self.sent += 1
+        if on_send is not None:
+            on_send()
         request = self._http.build_request(
             "POST", f"{self.base_url}/chat/completions", json=body, headers=self._headers
         )

@@ -46,7 +46,14 @@ class LlmSection(BaseModel):
     api_key_env: str | None = Field(
         default=None, description="NAME of the env variable holding the key (never the key)."
     )
-    concurrency: int = Field(default=4, ge=1, le=64, description="Parallel requests.")
+    concurrency: int = Field(
+        default=4, ge=1, le=64, description="Parallel requests, shared by a run's repositories."
+    )
+    requests_per_minute: int | None = Field(
+        default=None,
+        ge=1,
+        description="The provider's rate limit: requests of a run are spaced to stay under it.",
+    )
     timeout: float = Field(default=120.0, gt=0, le=3600, description="Seconds per request.")
     max_output_tokens: int = Field(
         default=2048, ge=256, le=131072, description="Output room of a full analysis."

@@ -13,7 +13,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
-from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from repoherald.analysers import CommitAnalyser, DeepAnalyser
@@ -23,8 +22,8 @@ from repoherald.analysis.pyapi import codec as apicodec
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import CommitError, SourceError, StageTimeoutError
 from repoherald.i18n import t
-from repoherald.llm.analyser import LlmAnalyser, LlmResult
-from repoherald.llm.budget import day_budget
+from repoherald.llm.analyser import LlmResult
+from repoherald.llm.budget import day_allowance
 from repoherald.llm.job import LlmJob
 from repoherald.models import (
     Analysis,
@@ -39,6 +38,7 @@ from repoherald.models import (
 )
 from repoherald.pipeline.events import DayPosition, Emitter, Event
 from repoherald.pipeline.identity import RepoIdentity
+from repoherald.pipeline.waits import Waits
 from repoherald.sources.base import Source
 from repoherald.store.base import Store
 
@@ -367,10 +367,13 @@ def deepen_with_llm(
     failures: list[str],
     events: Emitter,
     at: DayPosition | None = None,
-) -> list[list[Entry]]:
+) -> Waits[list[list[Entry]]]:
     """Replace rule analyses by LLM analyses: cached ones first, the rest concurrently.
 
     ``at`` names the day in the progress line, as for :func:`analyse_day`.
+    The jobs are handed to the run's model pool, and this step waits for the
+    answers by yielding (see :mod:`repoherald.pipeline.waits`): the run goes
+    on with other repositories meanwhile.
 
     Only successful LLM analyses are cached, so a failure is retried by the
     next run; the failed commit keeps its rule analysis, marked. Commits the
@@ -409,7 +412,7 @@ def deepen_with_llm(
         events.emit(Event("progress", "llm", done=done, total=total))
 
     with events.stage("llm", total=len(jobs)):
-        results = _analyse_jobs(llm, jobs, [r for r, _ in slots], progress)
+        results = yield from _analyse_jobs(llm, jobs, [r for r, _ in slots], progress)
     out = [
         [
             replace(e, analysis=cached[e.commit.sha]) if e.commit.sha in cached else e
@@ -457,24 +460,25 @@ def _analyse_jobs(
     jobs: list[LlmJob],
     repos: list[int],
     progress: Callable[[int, int], None],
-) -> list[LlmResult]:
-    """All jobs at once; or, with a budget per repository-day, one repository after the other,
-    each against its own allowance (the day is this call's)."""
-    if not isinstance(llm, LlmAnalyser) or llm.cfg.token_budget_per_day is None:
-        return llm.analyse_all(jobs, progress)
-    per_day = llm.cfg.token_budget_per_day
-    results: list[LlmResult] = []
-    for r in dict.fromkeys(repos):
-        batch = [job for job, rr in zip(jobs, repos, strict=True) if rr == r]
-        with day_budget(llm, per_day):
-            results.extend(
-                llm.analyse_all(batch, partial(_offset, progress, len(results), len(jobs)))
+) -> Waits[list[LlmResult]]:
+    """All jobs at once; with a budget per repository-day, one batch per repository, each
+    against its own allowance (the day is this call's). The batches go to the pool together."""
+    if not jobs:
+        return []
+    allowance = day_allowance(llm)
+    if allowance is None:
+        batches = [llm.submit(jobs, progress)]
+    else:
+        batches = [
+            llm.submit(
+                [job for job, rr in zip(jobs, repos, strict=True) if rr == r],
+                progress,
+                budget=allowance,
             )
+            for r in dict.fromkeys(repos)
+        ]
+    results: list[LlmResult] = []
+    for batch in batches:
+        yield batch
+        results.extend(batch.result())
     return results
-
-
-def _offset(
-    progress: Callable[[int, int], None], before: int, total: int, done: int, _: int
-) -> None:
-    """A batch's progress as the whole day's."""
-    progress(before + done, total)

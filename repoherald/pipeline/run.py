@@ -11,6 +11,8 @@ its place in the report with the error shown. Either makes the run's status
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
@@ -20,11 +22,10 @@ from zoneinfo import ZoneInfo
 
 from repoherald._version import __version__
 from repoherald.analysers import CommitAnalyser, llm_analyser_class, rules_analyser
-from repoherald.breaker import CircuitBreaker
 from repoherald.config.settings import Settings
 from repoherald.errors import RepoheraldError, SourceError, StageTimeoutError, UsageError
 from repoherald.llm.analyser import LlmAnalyser
-from repoherald.llm.stage_time import StageTime
+from repoherald.llm.pool import ModelPool
 from repoherald.models import (
     DayReport,
     DownstreamCheck,
@@ -39,6 +40,7 @@ from repoherald.pipeline.delivery import archive_publisher
 from repoherald.pipeline.events import DayPosition, Emitter, EventSink
 from repoherald.pipeline.identity import RepoIdentity, identify
 from repoherald.pipeline.related import link_day
+from repoherald.pipeline.waits import Waits, finish
 from repoherald.publish.base import Publication, join_identities, source_identity
 from repoherald.render import twin
 from repoherald.render.markdown import render_markdown
@@ -127,8 +129,7 @@ def run(
     command: str = "report",
     use_cache: bool = True,
     rebuild: bool = False,
-    llm_breaker: CircuitBreaker | None = None,
-    llm_time: StageTime | None = None,
+    llm_pool: ModelPool | None = None,
     store: Store | None = None,
     identity: RepoIdentity | None = None,
 ) -> RunResult:
@@ -138,10 +139,10 @@ def run(
     stage start/end with timings, LLM progress and one-line messages.
     ``use_cache=False`` analyses everything again (and refreshes the cache);
     ``rebuild`` first moves the store aside (see :func:`~repoherald.store.opener.open_store`).
-    ``llm_breaker`` is the LLM endpoint's circuit breaker when the caller runs
-    several reports against it (an open one sends the LLM nothing); by
-    default the run has its own. ``llm_time`` likewise: the LLM stage's time
-    budget, shared by several reports (by default ``[llm] stage_timeout`` for this one).
+    ``llm_pool`` is the model pool when the caller runs several reports
+    against one endpoint: their requests share its concurrency, pace,
+    circuit breaker, token budget and stage time; by default the run has its
+    own (when ``settings`` has an endpoint).
     ``store`` is the caller's open store when it
     runs several reports (``use_cache`` and ``rebuild`` were its to choose);
     by default the run opens ``settings.db_path`` and closes it when done.
@@ -149,12 +150,55 @@ def run(
     (``run`` resolved it when it chose the repositories); by default each
     repository is identified as it is opened.
     """
+    with _pool(settings, llm_pool) as pool:
+        steps = run_stepwise(
+            settings,
+            events=events,
+            command=command,
+            use_cache=use_cache,
+            rebuild=rebuild,
+            llm_pool=pool,
+            store=store,
+            identity=identity,
+        )
+        return finish(steps, pool)
+
+
+@contextmanager
+def _pool(settings: Settings, given: ModelPool | None) -> Iterator[ModelPool | None]:
+    """The caller's pool, or one of the run's own while it lasts; None for rules only."""
+    if settings.llm is None:
+        yield None
+        return
+    pool = given if given is not None else ModelPool(settings.llm)
+    with pool.running():
+        yield pool
+
+
+def run_stepwise(
+    settings: Settings,
+    *,
+    events: EventSink | tuple[EventSink, ...] = (),
+    command: str = "report",
+    use_cache: bool = True,
+    rebuild: bool = False,
+    llm_pool: ModelPool | None = None,
+    store: Store | None = None,
+    identity: RepoIdentity | None = None,
+) -> Waits[RunResult]:
+    """:func:`run`, yielding whenever it waits for the model (:mod:`repoherald.pipeline.waits`).
+
+    ``llm_pool`` must be running when ``settings`` has an endpoint: the
+    caller drives several runs at once over it.
+    """
     emitter = Emitter(events if isinstance(events, tuple) else (events,))
     for notice in settings.selection.notices:
         emitter.say(notice)
     repos = _identities(settings, identity)
+    if settings.llm is not None and llm_pool is None:
+        raise ValueError("run_stepwise needs the running model pool of the run's endpoint")
     if store is not None:
-        return _logged(settings, repos, store, emitter, command, llm_breaker, llm_time)
+        return (yield from _logged(settings, repos, store, emitter, command, llm_pool))
     with open_store(
         settings.db_path,
         url_env=settings.store_url_env,
@@ -162,7 +206,7 @@ def run(
         use_cache=use_cache,
         on_wait=lambda message: emitter.say(message, "store"),
     ) as opened:
-        return _logged(settings, repos, opened, emitter, command, llm_breaker, llm_time)
+        return (yield from _logged(settings, repos, opened, emitter, command, llm_pool))
 
 
 def _identities(settings: Settings, given: RepoIdentity | None) -> list[RepoIdentity]:
@@ -180,13 +224,12 @@ def _logged(
     store: Store,
     emitter: Emitter,
     command: str,
-    llm_breaker: CircuitBreaker | None,
-    llm_time: StageTime | None,
-) -> RunResult:
+    llm_pool: ModelPool | None,
+) -> Waits[RunResult]:
     """:func:`_run`, recorded in the store's log of runs however it ends."""
     run_id = store.start_run(command)
     try:
-        result = _run(settings, repos, store, emitter, llm_breaker, llm_time)
+        result = yield from _run(settings, repos, store, emitter, llm_pool)
     except BaseException as exc:
         # Record why in the run log, then let the CLI report it.
         store.finish_run(run_id, "error", 0, 0, [f"run aborted: {type(exc).__name__}: {exc}"])
@@ -254,9 +297,8 @@ def _run(
     repos: list[RepoIdentity],
     store: Store,
     events: Emitter,
-    llm_breaker: CircuitBreaker | None,
-    llm_time: StageTime | None,
-) -> RunResult:
+    llm_pool: ModelPool | None,
+) -> Waits[RunResult]:
     days = list(settings.selection.days) if not settings.selection.latest else None
     states: list[RepoRun] = []
     failures: list[str] = []
@@ -279,7 +321,7 @@ def _run(
         if days is None:
             active = [d for st in states for d in st.by_day]
             days = [max(active)] if active else [datetime.now(settings.tz).date() - timedelta(1)]
-        return _report_days(settings, store, states, days, failures, events, llm_breaker, llm_time)
+        return (yield from _report_days(settings, store, states, days, failures, events, llm_pool))
     finally:
         for st in states:
             if st.source is not None:
@@ -416,16 +458,13 @@ def _report_days(
     report_days: list[date],
     failures: list[str],
     events: Emitter,
-    llm_breaker: CircuitBreaker | None,
-    llm_time: StageTime | None,
-) -> RunResult:
+    llm_pool: ModelPool | None,
+) -> Waits[RunResult]:
     """Analyse, render and write one day at a time, so memory does not grow with days."""
     rules = rules_analyser()
     llm = None
     if settings.llm is not None:
-        llm = llm_analyser_class()(
-            settings.llm, settings.lang, breaker=llm_breaker, stage_time=llm_time
-        )
+        llm = llm_analyser_class()(settings.llm, settings.lang, pool=llm_pool)
     now = datetime.now(UTC)
     name = _report_name(settings, states)
     archive = archive_publisher(settings)
@@ -466,7 +505,9 @@ def _report_days(
             # code, and the 🔴 that such a hit earns is applied again to its answer.
             per_repo, checks = _check_downstream(states, per_repo)
             if llm is not None:
-                per_repo = deepen_with_llm(llm, states, per_repo, store, failures, events, at)
+                per_repo = yield from deepen_with_llm(
+                    llm, states, per_repo, store, failures, events, at
+                )
                 per_repo = _downstream_floor(states, per_repo)
             per_repo = _with_corrections(store, states, per_repo)
             per_repo = [

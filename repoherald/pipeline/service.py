@@ -3,15 +3,21 @@
 This is the scheduled entry point. Each repository is run on its own (its
 own time zone and language, its own failure), so one broken repository
 never costs the others their reports; the outcome names each failure. What
-they share is the LLM endpoint's circuit breaker: a dead endpoint is found
-out once per run, not once per repository; and the LLM stage's time budget
-(``[llm] stage_timeout``), which bounds the run, not each repository.
+they share is the run's model pool (:mod:`repoherald.llm.pool`): one
+``concurrency`` for every repository's requests, with repositories
+overlapping while they wait for it (:mod:`repoherald.pipeline.lanes`); one
+circuit breaker, so a dead endpoint is found out once per run, not once per
+repository; one token budget and one stage time (``[llm] stage_timeout``),
+which bound the run, not each repository. Deliveries go out in the
+configuration's order, each once its repository and those before it are done.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections import deque
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -19,13 +25,13 @@ from zoneinfo import ZoneInfo
 from repoherald.config.days import DaySelection
 from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
-from repoherald.errors import RepoheraldError, UsageError
-from repoherald.llm.analyser import endpoint_breaker
-from repoherald.llm.stage_time import StageTime
+from repoherald.errors import UsageError
+from repoherald.llm.pool import ModelPool
 from repoherald.pipeline.delivery import archive_of, deliver_repository
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.identity import RepoIdentity, identify
-from repoherald.pipeline.run import RunResult, run
+from repoherald.pipeline.lanes import Ended, Lanes
+from repoherald.pipeline.run import RunResult, run_stepwise
 from repoherald.publish.deliver import Batch, Outcome
 from repoherald.publish.registry import NamedTarget, build_all
 from repoherald.store.base import Store
@@ -204,40 +210,58 @@ def _run_all(
 ) -> ServiceResult:
     emitter = Emitter(sinks)
     result = ServiceResult()
-    # One breaker for the whole run: once the endpoint is found dead, the
-    # repositories after it skip the LLM instead of each paying the attempts.
-    breaker = endpoint_breaker(settings.llm) if settings.llm else None
-    llm_time = StageTime(settings.llm.stage_timeout) if settings.llm else None  # the whole run's
+    # One model pool for the whole run: every repository's requests share its
+    # concurrency, pace, breaker, token budget and stage time, and repositories
+    # overlap while they wait for it (the run is bounded by the model, not by
+    # how many repositories there are).
+    pool = ModelPool(settings.llm) if settings.llm else None
     batch = Batch(force=force)  # digest targets: one message once every repository is done
-    for repo in chosen:
-        key = repo.key
-        repo_settings = _settings_for(settings, repo)
-        if catch_up:
-            selection, note = _catch_up(repo_settings, key, store)
-            if note:
-                emitter.say(f"{key}: {note}")
-        else:
-            selection = replace(settings.selection, notices=())
-        outcome = RepoOutcome(repo, selection.days)
-        result.outcomes.append(outcome)
-        if not selection.days and not selection.latest:
-            emitter.say(f"{key}: up to date")
-        else:
-            try:
-                outcome.result = run(
-                    replace(repo_settings, selection=selection),
-                    events=sinks,
-                    llm_breaker=breaker,
-                    llm_time=llm_time,
-                    store=store,
-                    identity=repo,
+    unsent: deque[RepoOutcome] = deque()  # delivered in the configuration's order
+    ended: set[int] = set()
+
+    def deliver_ended() -> None:
+        while unsent and id(unsent[0]) in ended:
+            outcome = unsent.popleft()
+            if targets:
+                repo_settings = _settings_for(settings, outcome.repo)
+                outcome.deliveries = _deliver(
+                    repo_settings, targets, store, outcome, force, batch, emitter
                 )
-            except RepoheraldError as exc:
-                outcome.error = str(exc)
-        if targets:
-            outcome.deliveries = _deliver(
-                repo_settings, targets, store, outcome, force, batch, emitter
+
+    def on_end(outcome: RepoOutcome) -> Ended[RunResult]:
+        def ended_with(run_result: RunResult | None, error: str | None) -> None:
+            outcome.result, outcome.error = run_result, error
+            ended.add(id(outcome))
+            deliver_ended()
+
+        return ended_with
+
+    with pool.running() if pool is not None else nullcontext(), Lanes[RunResult](pool) as lanes:
+        for repo in chosen:
+            key = repo.key
+            repo_settings = _settings_for(settings, repo)
+            if catch_up:
+                selection, note = _catch_up(repo_settings, key, store)
+                if note:
+                    emitter.say(f"{key}: {note}")
+            else:
+                selection = replace(settings.selection, notices=())
+            outcome = RepoOutcome(repo, selection.days)
+            result.outcomes.append(outcome)
+            unsent.append(outcome)
+            if not selection.days and not selection.latest:
+                emitter.say(f"{key}: up to date")
+                on_end(outcome)(None, None)
+                continue
+            steps = run_stepwise(
+                replace(repo_settings, selection=selection),
+                events=sinks,
+                llm_pool=pool,
+                store=store,
+                identity=repo,
             )
+            lanes.start(steps, on_end(outcome))
+        lanes.drain()
     if batch.pending:
         held = batch.flush(store)
         by_name = {o.name: o for o in result.outcomes}

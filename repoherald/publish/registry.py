@@ -25,6 +25,8 @@ from repoherald.publish.base import Publisher
 
 _REGISTERED: dict[str, type[Publisher]] = {}
 _LOADED: dict[str, type[Publisher]] | None = None
+_ONE: dict[str, type[Publisher] | None] = {}
+"""Publishers loaded by :func:`_one` without the rest of their group, by type."""
 
 
 @dataclass(frozen=True)
@@ -96,8 +98,12 @@ def _one(type_name: str) -> type[Publisher] | None:
         return _REGISTERED[type_name]
     if _LOADED is not None:
         return _LOADED.get(type_name)
-    found = load_group(PUBLISHERS, _problem, name=type_name)
-    return _as_publisher(found[0].obj) if found else None
+    if type_name not in _ONE:
+        # Once per process: run asks for the archive once per repository, and reading
+        # the installed distributions' entry points costs tens of milliseconds each time.
+        found = load_group(PUBLISHERS, _problem, name=type_name)
+        _ONE[type_name] = _as_publisher(found[0].obj) if found else None
+    return _ONE[type_name]
 
 
 def known_types() -> list[str]:
