@@ -121,6 +121,37 @@ def test_the_github_and_git_reports_of_a_day_are_identical(
     assert source_ids(by_api) == [f"github:127.0.0.1/{REPO}"]
 
 
+def test_a_day_costs_a_whole_tree_a_commit_and_a_blob_a_modified_file(
+    mixed: GitFixture, server: FakeGitHub, tmp_path: Path
+) -> None:
+    """Each side's root tree comes whole in one request (a commit's parent tree is the
+    previous commit's own), not one request per directory on each changed path; an added
+    or deleted file's blob is its patch, and a modified file's other side is rebuilt
+    from the patch."""
+    result = report(tmp_path, "api", f"github:{REPO}", server.api_url)
+    assert result.failures == []
+    trees = [r.path for r in server.requests if "/git/trees/" in r.path]
+    assert trees and all(p.endswith("?recursive=1") for p in trees)
+    assert len(trees) <= 10 + 1  # the day's commits and the parent of the first
+    read = {p.rsplit("/", 1)[1] for p in (r.path for r in server.requests) if "/git/blobs/" in p}
+    modified = ("pkg/core.py", "requirements.txt", "pkg/util/text.py")
+    raw = mixed.text("log", "--pretty=", "--raw", "--no-abbrev", "--", *modified)
+    sides = {oid for line in raw.splitlines() for oid in line.split()[2:4]}
+    assert read and read <= sides and len(read) <= len(modified)
+
+
+def test_a_whole_tree_github_cuts_is_walked_to_the_same_report(
+    mixed_repo: GitFixture, tmp_path: Path
+) -> None:
+    with FakeGitHub(patch_limit=1_000_000, tree_limit=3) as gh:
+        gh.add_repo(REPO, mixed_repo.path)
+        a = twin(report(tmp_path, "git", str(mixed_repo.path), gh.api_url))
+        b = twin(report(tmp_path, "api", f"github:{REPO}", gh.api_url))
+        trees = [r.path for r in gh.requests if "/git/trees/" in r.path]
+    assert any("recursive" not in p for p in trees), "the cut answers were walked"
+    assert a == b
+
+
 def test_a_patch_github_withholds_is_the_one_difference_and_it_is_marked(
     mixed: GitFixture, tmp_path: Path
 ) -> None:
