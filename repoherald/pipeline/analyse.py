@@ -39,7 +39,7 @@ from repoherald.models import (
 )
 from repoherald.pipeline.events import DayPosition, Emitter, Event
 from repoherald.pipeline.identity import RepoIdentity
-from repoherald.sources.base import Source
+from repoherald.sources.base import BatchedPullSource, Source
 from repoherald.store.base import Store
 
 if TYPE_CHECKING:  # imported only by runs that check downstream code
@@ -236,6 +236,8 @@ def _pull_requests(state: RepoRun, shas: list[str]) -> tuple[dict[str, PullReque
     found: dict[str, PullRequest] = {}
     if not source.info.pr_context:
         return found, set()
+    if isinstance(source, BatchedPullSource):
+        source.pull_requests_ahead(shas)
     unasked: set[str] = set()
     for i, sha in enumerate(shas):
         try:

@@ -19,7 +19,7 @@ pull request behind a commit when the source can know it (``info.pr_context``).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +128,21 @@ class TreeSource(Protocol):
     def read_blobs(self, oids: Iterable[str], max_bytes: int) -> dict[str, bytes]:
         """Many blobs at once (an HTTP backend fetches them concurrently): those that are
         present and at most ``max_bytes`` long, by id."""
+        ...
+
+
+@runtime_checkable
+class BatchedPullSource(Protocol):
+    """A source that can ask for many commits' pull requests at once (optional).
+
+    The pipeline calls :meth:`pull_requests_ahead` with a day's commits, then
+    :meth:`Source.pull_request` for each: the GitHub API answers a hundred
+    commits in one GraphQL query instead of two REST requests a commit.
+    """
+
+    def pull_requests_ahead(self, shas: Sequence[str]) -> None:
+        """Fetch what it can for ``shas`` now; what it could not is asked per commit
+        later. Raises only what would stop the day (its time budget used up)."""
         ...
 
 

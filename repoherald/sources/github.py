@@ -19,7 +19,9 @@
   patch (:mod:`repoherald.github.hunks`), so an added or deleted file costs
   none. They are fetched concurrently with the files of the day; anything
   else the facts ask for is read on demand.
-* **Pull requests.** ``/commits/{sha}/pulls``, then ``/pulls/{n}``.
+* **Pull requests.** A GraphQL query per 100 commits of a day; REST
+  (``/commits/{sha}/pulls``, then ``/pulls/{n}``) for what it did not settle
+  (:mod:`repoherald.github.pulls`).
 * **Whole tree** (:class:`~repoherald.sources.base.TreeSource`, for the
   downstream check): ``/git/trees/{tree}?recursive=1``, walked further down
   when GitHub cuts the answer, so the list is always complete; the sizes it
@@ -37,7 +39,7 @@ import base64
 import binascii
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -56,7 +58,7 @@ from repoherald.github.client import GitHubClient
 from repoherald.github.connect import open_client, read_token, warn_anonymous
 from repoherald.github.errors import GitHubError
 from repoherald.github.patch import assemble
-from repoherald.github.pulls import fetch_pull_request
+from repoherald.github.pulls import PullContext
 from repoherald.github.ref import RepoRef
 from repoherald.github.trees import TreeEntry, TreeReader
 from repoherald.models import Commit, FileChange, FileStatus, PullRequest
@@ -152,6 +154,7 @@ class GitHubSource:
         self._tip = str(tip["sha"])
         self._api = ref.api_path
         self._trees = TreeReader(client, self._api)
+        self._pulls = PullContext(ref, ctx.github.api_url)
         # Twice the requests allowed in flight: a commit's tree walk is a chain of
         # requests, so more commits in progress keep every slot busy.
         self._pool = ThreadPoolExecutor(max_workers=2 * client.concurrency)
@@ -501,9 +504,13 @@ class GitHubSource:
         detail = self._detail(commit.sha)
         return assemble(changes, [f.patch for f in detail.files]), detail.commit.files_truncated
 
+    def pull_requests_ahead(self, shas: Sequence[str]) -> None:
+        """See :class:`~repoherald.sources.base.BatchedPullSource`."""
+        self._pulls.ahead(self._client, shas, self.info.branch)
+
     def pull_request(self, sha: str) -> PullRequest | None:
         """The pull request that brought ``sha`` in (raises SourceError when GitHub fails)."""
-        return fetch_pull_request(self._client, self._ref, sha, self.info.branch)
+        return self._pulls.one(self._client, sha, self.info.branch)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

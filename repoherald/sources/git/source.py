@@ -8,7 +8,7 @@ walk again — is applied here so the pipeline does not know mirrors exist.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import ClassVar
 
@@ -148,6 +148,11 @@ class GitSource:
 
     def patch(self, commit: Commit) -> tuple[str, bool]:
         return self._repo.patch(commit)
+
+    def pull_requests_ahead(self, shas: Sequence[str]) -> None:
+        """See :class:`~repoherald.sources.base.BatchedPullSource`."""
+        if self._pulls is not None:
+            self._pulls.ahead(shas, self.info.branch)
 
     def pull_request(self, sha: str) -> PullRequest | None:
         """Through the GitHub API when ``info.pr_context``; otherwise None."""
