@@ -389,16 +389,14 @@ def deepen_with_llm(
             if e.commit.sha in cached or e.analysis.error or st.source is None:
                 continue
             try:
-                patch, cut = st.source.patch(e.commit)
+                patch = st.source.patches(e.commit)
             except ONE_COMMIT as exc:
                 # The diff of one commit cannot be read: it keeps its rules analysis, marked.
                 message = f"{type(exc).__name__}: {exc}"
                 out_of_llm[(r, i)] = replace(e.analysis, llm_error=message)
                 failures.append(f"{st.name} {e.commit.sha[:7]}: not sent to the LLM: {message}")
                 continue
-            jobs.append(
-                LlmJob(e.commit, e.facts, e.analysis, patch, cut, st.name, _downstream_lines(e))
-            )
+            jobs.append(LlmJob(e.commit, e.facts, e.analysis, patch, st.name, _downstream_lines(e)))
             slots.append((r, i))
     if jobs:
         where = f"LLM {at}" if at is not None else "LLM"

@@ -11,8 +11,8 @@ backend (see :mod:`repoherald.plugins`).
 What a source must answer is what the report needs: the first-parent chain
 of the branch with committer times (so the pipeline can bucket commits into
 days), each commit's metadata and file changes diffed against its first
-parent, a blob's bytes (for the Python API facts), the patch text (for the
-LLM), which commits have no readable parent (a shallow boundary), and the
+parent, a blob's bytes (for the Python API facts), the per-file patches (for
+the LLM), which commits have no readable parent (a shallow boundary), and the
 pull request behind a commit when the source can know it (``info.pr_context``).
 """
 
@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.config.repos import RepoConfig
-from repoherald.models import Commit, FileChange, PullRequest
+from repoherald.models import Commit, CommitPatch, FileChange, PullRequest
 from repoherald.store.base import EtagCache
 
 
@@ -99,8 +99,10 @@ class Source(Protocol):
         """A blob's bytes, or None when it is larger than ``max_bytes`` or absent."""
         ...
 
-    def patch(self, commit: Commit) -> tuple[str, bool]:
-        """The commit's unified diff against its first parent; True when it was cut short."""
+    def patches(self, commit: Commit) -> CommitPatch:
+        """The commit's diff against its first parent, per file in the order of
+        :meth:`file_changes` (a source with one unified text can cut it with
+        :func:`repoherald.sources.unidiff.split_patch`)."""
         ...
 
     def pull_request(self, sha: str) -> PullRequest | None:

@@ -57,11 +57,11 @@ from repoherald.github import hunks, parse
 from repoherald.github.client import GitHubClient
 from repoherald.github.connect import open_client, read_token, warn_anonymous
 from repoherald.github.errors import GitHubError
-from repoherald.github.patch import assemble
+from repoherald.github.patch import file_patch
 from repoherald.github.pulls import PullContext
 from repoherald.github.ref import RepoRef
 from repoherald.github.trees import TreeEntry, TreeReader
-from repoherald.models import Commit, FileChange, FileStatus, PullRequest
+from repoherald.models import Commit, CommitPatch, FileChange, FileStatus, PullRequest
 from repoherald.sources.base import SourceContext, SourceInfo, SourceOptions
 
 DAY = 86400
@@ -498,11 +498,12 @@ class GitHubSource:
 
     # -- patch and pull request ------------------------------------------------
 
-    def patch(self, commit: Commit) -> tuple[str, bool]:
-        """The diff assembled from GitHub's per-file patches; True when the file list was cut."""
+    def patches(self, commit: Commit) -> CommitPatch:
+        """GitHub's per-file patches, each with its file; cut when the file list was."""
         changes = self._resolve(commit.sha)
         detail = self._detail(commit.sha)
-        return assemble(changes, [f.patch for f in detail.files]), detail.commit.files_truncated
+        files = tuple(file_patch(c, f.patch) for c, f in zip(changes, detail.files, strict=True))
+        return CommitPatch(files, detail.commit.files_truncated)
 
     def pull_requests_ahead(self, shas: Sequence[str]) -> None:
         """See :class:`~repoherald.sources.base.BatchedPullSource`."""

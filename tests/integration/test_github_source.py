@@ -201,10 +201,10 @@ def test_files_are_paged_and_a_list_cut_at_3000_is_marked(
         assert isinstance(source, GitHubSource)
         commits = source.read_commits([big, large])
         changes = source.file_changes(commits.values())
-        patch, cut = source.patch(commits[big])
+        patch = source.patches(commits[big])
     assert commits[big].files_truncated and not commits[large].files_truncated
-    assert len(changes[big]) == 3000 and cut
-    assert patch.count("\ndiff --git ") == 2999
+    assert len(changes[big]) == 3000 and patch.cut
+    assert [p.path for p in patch.files] == [f.path for f in changes[big]]
     pages = [r for r in server.requests if f"/commits/{big}" in r.path]
     assert len(pages) == 10
     (only,) = changes[large]
