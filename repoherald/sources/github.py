@@ -165,7 +165,7 @@ class GitHubSource:
         self._recipes: _Lru[_Side] = _Lru(1 << 16)
         self._blobs: _Lru[bytes] = _Lru(1 << 20)
         self._blob_bytes = 0
-        self._fetching: set[str] = set()
+        self._fetching: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
 
     @property
@@ -455,20 +455,28 @@ class GitHubSource:
         """Fetch into the blob cache, once even when two commits want the same blob;
         rebuilt from the patch instead when it can be (:mod:`repoherald.github.hunks`)."""
         with self._lock:
-            if oid in self._blobs or oid in self._fetching:
+            if oid in self._blobs:
                 return
-            self._fetching.add(oid)
+            busy = self._fetching.get(oid)
+            owner = busy is None
+            if busy is None:
+                busy = self._fetching[oid] = threading.Event()
+        if not owner:
+            # Another commit is fetching it: wait (its request has a deadline), so the
+            # side rebuilt from this one finds it instead of asking GitHub again.
+            busy.wait()
+            return
+        blob: bytes | None = None
         try:
             blob = self._rebuilt(oid)
             if blob is None:
                 blob = self._fetch_blob(oid)
         finally:
             with self._lock:
-                self._fetching.discard(oid)
-        if blob is None:
-            return
-        with self._lock:
-            self._keep(oid, blob)
+                if blob is not None:
+                    self._keep(oid, blob)
+                del self._fetching[oid]
+            busy.set()
 
     def _keep(self, oid: str, blob: bytes) -> None:
         """Into the blob cache (the caller holds the lock)."""
