@@ -248,6 +248,20 @@ class GitHubClient:
             return None
         return self._decode(response.content, url)
 
+    def query(self, path: str, body: dict[str, Any]) -> Any:
+        """A read sent as a ``POST`` (a GraphQL query); its JSON answer.
+
+        Retried like a read on 5xx and dropped connections, never cached. A
+        rate limit is not waited for: it raises :class:`GitHubError` at once,
+        for the caller has the REST API to fall back on (GraphQL's budget is
+        not REST's, and a pause would hold every REST request of the client).
+        """
+        url = self._url(path, None)
+        response = self._request(url, None, method="POST", body=body, patient=False)
+        if response.status_code != 200:
+            raise self.error_for(response, url)
+        return self._decode(response.content, url)
+
     def pages(
         self, path: str, params: dict[str, str] | None = None, *, max_pages: int = 1000
     ) -> Iterator[Any]:
@@ -288,6 +302,7 @@ class GitHubClient:
         method: str = "GET",
         body: dict[str, Any] | None = None,
         creates: bool = False,
+        patient: bool = True,
     ) -> httpx.Response:
         failures = 0
         waits = 0
@@ -325,8 +340,14 @@ class GitHubClient:
                     raise self._transport_error(exc, url, failures) from None
                 self._nap(self._backoff_delay(failures))
                 continue
-            self._note(response)
             status = response.status_code
+            if not patient:
+                with self._lock:
+                    self.stats.statuses[status] += 1
+                if status in (403, 429):
+                    return response  # another budget than REST's: neither noted nor waited for
+            else:
+                self._note(response)
             if status in (403, 429):
                 wait = self._limits.wait_after(response)
                 if wait is not None:

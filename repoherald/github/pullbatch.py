@@ -130,4 +130,4 @@ def fetch_batch(
     """One GraphQL query for ``shas`` (at most :data:`BATCH`); raises GitHubError when
     GitHub refuses it."""
     body = {"query": query(shas), "variables": {"owner": ref.owner, "name": ref.name}}
-    return read_batch(client.send("POST", graphql_url(api_url), body), shas, branch)
+    return read_batch(client.query(graphql_url(api_url), body), shas, branch)

@@ -113,8 +113,10 @@ def _no_list(answer: Any) -> Any:
         {"kind": "edit", "edit": _hostile},
         {"kind": "edit", "edit": _no_list},
         {"kind": "garbage"},
+        {"kind": "secondary", "retry_after": 1},
+        {"kind": "exhaust", "reset_in": 2},
     ],
-    ids=["refused", "errors", "hostile-number", "not-a-list", "garbage"],
+    ids=["refused", "errors", "hostile-number", "not-a-list", "garbage", "secondary", "spent"],
 )
 def test_what_graphql_does_not_settle_is_asked_through_rest(
     server: FakeGitHub,
@@ -128,6 +130,8 @@ def test_what_graphql_does_not_settle_is_asked_through_rest(
     kind = fault.pop("kind")
     server.fault("/graphql", kind, times=-1, **fault)
     assert _report(tmp_path, "faulty", server) == good
+    # One query, not retried after a rate limit: REST has its own budget, and waiting
+    # would have held every REST request of the repository too.
     assert _graphql(server) == 1 and _rest_pulls(server) > 0
 
 
