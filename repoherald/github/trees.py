@@ -13,8 +13,9 @@ about 15 a commit on a real day). When GitHub cuts the recursive answer
 time along the path instead.
 
 Trees are addressed by SHA and never change, so each one is fetched once per
-process (concurrent readers wait for the same fetch instead of repeating it)
-and then served from the ETag cache without a request.
+process (concurrent readers wait for the same fetch instead of repeating it);
+directory listings are then served from the ETag cache without a request,
+whole roots from memory only (they are large).
 
 A whole tree (:meth:`TreeReader.files`, for the downstream check) is one
 ``?recursive=1`` request. GitHub cuts that answer past 100,000 entries or
@@ -155,7 +156,10 @@ class TreeReader:
         """Every entry below ``root`` by full path, or None when GitHub cut the answer."""
 
         def fetch() -> Listing | None:
-            data = self._client.get(self._prefix + root, {"recursive": "1"}, immutable=True)
+            # Kept for the run, not in the store: a big repository's root is ~10 MB of
+            # JSON, one a commit, and the store keeps answers for a month. A re-run of a
+            # reported day reads its facts from the store and asks for no tree.
+            data = self._client.get(self._prefix + root, {"recursive": "1"}, cache=False)
             if not isinstance(data, dict) or data.get("truncated") is not False:
                 return None  # cut, or not the shape of a whole answer: walk instead
             return _listing(data)
