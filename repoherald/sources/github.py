@@ -73,6 +73,8 @@ FILES_LIMIT = 3000
 PREFETCH_MAX_BYTES = 1_000_000
 BLOB_CACHE_BYTES = 64 << 20
 MEMO_COMMITS = 512
+MAX_RECIPES = 8192
+"""Blobs remembered as rebuildable from a patch (each holds its file's patch text)."""
 
 T = TypeVar("T")
 
@@ -162,7 +164,7 @@ class GitHubSource:
         self._details: _Lru[_Detail] = _Lru(MEMO_COMMITS)
         self._changes: _Lru[list[FileChange]] = _Lru(MEMO_COMMITS)
         self._sizes: dict[str, int] = {}
-        self._recipes: _Lru[_Side] = _Lru(1 << 16)
+        self._recipes: _Lru[_Side] = _Lru(MAX_RECIPES)
         self._blobs: _Lru[bytes] = _Lru(1 << 20)
         self._blob_bytes = 0
         self._fetching: dict[str, threading.Event] = {}
@@ -390,9 +392,9 @@ class GitHubSource:
     def _both_sides(self, f: FileChange) -> None:
         """Both blobs of ``f`` into the cache, with as few requests as its patch allows:
         one side is fetched (none when the other is empty), the other rebuilt."""
-        wanted = [o for o in (f.old_blob, f.new_blob) if o]
-        if any(self._sizes.get(o, 0) > PREFETCH_MAX_BYTES for o in wanted):
-            return
+        wanted = [
+            o for o in (f.old_blob, f.new_blob) if o and self._sizes.get(o, 0) <= PREFETCH_MAX_BYTES
+        ]
         with self._lock:
             wanted.sort(key=lambda o: o not in self._blobs)  # one at hand: rebuild from it
         for oid in wanted:
