@@ -7,14 +7,16 @@ the API and the same repository read with git give identical reports.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from repoherald.config import GitHubSettings, RepoConfig, build_settings
-from repoherald.models import FileStatus
+from repoherald.models import CommitPatch, FileStatus
 from repoherald.pipeline.run import RunResult, Window, run
 from repoherald.sources import registry
 from repoherald.sources.base import Source, SourceContext
@@ -150,6 +152,33 @@ def test_a_whole_tree_github_cuts_is_walked_to_the_same_report(
         trees = [r.path for r in gh.requests if "/git/trees/" in r.path]
     assert any("recursive" not in p for p in trees), "the cut answers were walked"
     assert a == b
+
+
+def test_both_sources_return_the_same_per_file_patches(
+    mixed: GitFixture, server: FakeGitHub
+) -> None:
+    """git's diff cut per file and GitHub's per-file patches are the same data."""
+    shas = [mixed.rev(f"main~{i}") for i in range(1, 11)]
+    ctx = SourceContext(mirrors_dir=Path("/nonexistent"), earliest=0)
+    with registry.open_source(RepoConfig(source=str(mixed.path)), ctx) as by_git:
+        want = {c.sha: by_git.patches(c) for c in by_git.read_commits(shas).values()}
+    with open_source(server) as by_api:
+        commits = by_api.read_commits(shas)
+        by_api.file_changes(commits.values())
+        got = {c.sha: by_api.patches(c) for c in commits.values()}
+    assert {sha: _unscored(p) for sha, p in got.items()} == {
+        sha: _unscored(p) for sha, p in want.items()
+    }
+    assert any(p.hunks for patch in got.values() for p in patch.files)
+
+
+def _unscored(patch: CommitPatch) -> CommitPatch:
+    """Without git's ``similarity index`` line, a score GitHub does not send."""
+    files = tuple(
+        replace(f, header=re.sub(r"(?m)^similarity index \d+%\n", "", f.header))
+        for f in patch.files
+    )
+    return replace(patch, files=files)
 
 
 def test_a_patch_github_withholds_is_the_one_difference_and_it_is_marked(
