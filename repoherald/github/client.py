@@ -180,13 +180,17 @@ class GitHubClient:
         *,
         immutable: bool = False,
         cache: bool = True,
+        keep_max_bytes: int | None = None,
     ) -> Any:
         """The JSON of one GET (``path`` relative to the API root, or an absolute API URL).
 
         ``immutable``: the URL names an object by SHA, so a cached answer is used
         without asking. ``cache=False``: neither read nor store (large blobs).
+        ``keep_max_bytes``: a larger answer is not stored (a big repository's whole tree).
         """
-        return self.get_page(path, params, immutable=immutable, cache=cache)[0]
+        return self.get_page(
+            path, params, immutable=immutable, cache=cache, keep_max_bytes=keep_max_bytes
+        )[0]
 
     def get_page(
         self,
@@ -195,6 +199,7 @@ class GitHubClient:
         *,
         immutable: bool = False,
         cache: bool = True,
+        keep_max_bytes: int | None = None,
     ) -> tuple[Any, str | None]:
         """The JSON of one GET and its ``rel="next"`` URL (checked to stay on the API host)."""
         url = self._url(path, params)
@@ -222,7 +227,8 @@ class GitHubClient:
         data = self._decode(response.content, url)
         link = response.headers.get("link", "")
         etag = response.headers.get("etag")
-        if etag and store is not None:
+        small = keep_max_bytes is None or len(response.content) <= keep_max_bytes
+        if etag and store is not None and small:
             store.put(url, etag, response.content, link)
         return data, self._checked_next(link, url)
 

@@ -13,9 +13,9 @@ about 15 a commit on a real day). When GitHub cuts the recursive answer
 time along the path instead.
 
 Trees are addressed by SHA and never change, so each one is fetched once per
-process (concurrent readers wait for the same fetch instead of repeating it);
-directory listings are then served from the ETag cache without a request,
-whole roots from memory only (they are large).
+process (concurrent readers wait for the same fetch instead of repeating it)
+and then served from the ETag cache without a request (a whole root larger
+than :data:`KEEP_WHOLE_BYTES` from memory only, for the run).
 
 A whole tree (:meth:`TreeReader.files`, for the downstream check) is one
 ``?recursive=1`` request. GitHub cuts that answer past 100,000 entries or
@@ -45,6 +45,10 @@ MAX_TREES = 4096
 MAX_WHOLE_ENTRIES = 1_000_000
 """Entries of whole root trees kept in memory (LRU by tree): the commits in progress need
 two roots each, and a big repository's root holds 100,000 entries."""
+KEEP_WHOLE_BYTES = 1 << 20
+"""A whole root tree up to this size (some 7,000 entries) is kept in the store's ETag
+cache like any answer; a big repository's (~10 MB, one a commit, kept a month) only for
+the run, or the store would grow by gigabytes."""
 MAX_SIZE = 1 << 40
 """A blob size above this (or below 0) is not believed: the size is then unknown."""
 
@@ -156,10 +160,12 @@ class TreeReader:
         """Every entry below ``root`` by full path, or None when GitHub cut the answer."""
 
         def fetch() -> Listing | None:
-            # Kept for the run, not in the store: a big repository's root is ~10 MB of
-            # JSON, one a commit, and the store keeps answers for a month. A re-run of a
-            # reported day reads its facts from the store and asks for no tree.
-            data = self._client.get(self._prefix + root, {"recursive": "1"}, cache=False)
+            data = self._client.get(
+                self._prefix + root,
+                {"recursive": "1"},
+                immutable=True,
+                keep_max_bytes=KEEP_WHOLE_BYTES,
+            )
             if not isinstance(data, dict) or data.get("truncated") is not False:
                 return None  # cut, or not the shape of a whole answer: walk instead
             return _listing(data)
