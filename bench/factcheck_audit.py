@@ -48,7 +48,9 @@ from repoherald.llm.answer import evidence
 from repoherald.llm.factcheck import audit, check
 from repoherald.llm.job import LlmJob
 from repoherald.llm.schema import FullAnswer, ShortAnswer
+from repoherald.models import CommitPatch
 from repoherald.pipeline.analyse import MAX_BLOB_BYTES
+from repoherald.sources.unidiff import split_patch
 
 LABELS = Path(__file__).parent / "llm" / "factcheck_labels.tsv"
 COLUMNS = ("set", "sha", "field", "claim", "kind", "action", "label", "note")
@@ -96,10 +98,9 @@ def claims_of(set_name: str, mirrors: Path, recordings: Path) -> Iterator[Audite
                 entry.repo, lambda oid, g=git: g.read_blob(oid, MAX_BLOB_BYTES)
             )
             facts = extractor.extract(item.commit, item.files)
-            patch, cut = git.patch(item.commit)
-            job = LlmJob(
-                item.commit, facts, rules.analyse(item.commit, facts), patch, cut, entry.repo
-            )
+            text, cut = git.patch(item.commit)
+            patch = CommitPatch(tuple(split_patch(text, item.files)), cut)
+            job = LlmJob(item.commit, facts, rules.analyse(item.commit, facts), patch, entry.repo)
             ev = evidence(job)
             _, flagged = check(answer, ev, "en")
             actions = {(u.field, u.claim): u.action for u in flagged}

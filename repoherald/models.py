@@ -124,6 +124,44 @@ class FileChange:
 
 
 @dataclass(frozen=True, slots=True)
+class FilePatch:
+    """One file's part of a commit's diff, as a source returns it."""
+
+    path: str
+    old_path: str | None
+    status: FileStatus
+    binary: bool
+    header: str
+    """The ``diff --git`` line and extended headers, up to the first hunk;
+    empty when the diff was cut before this file."""
+    hunks: tuple[str, ...]
+    """Each hunk's text, starting with its ``@@`` line and ending with a newline."""
+    added: int
+    """Lines added in the whole file (numstat), even when the hunks were cut."""
+    deleted: int
+
+
+@dataclass(frozen=True, slots=True)
+class CommitPatch:
+    """A commit's diff as data: per-file patches in the order of its file list.
+
+    Sources build it from what they read (git's unified diff cut per file, or
+    GitHub's per-file ``patch`` fields), so no stage has to split a text and
+    guess which file each part belongs to.
+    """
+
+    files: tuple[FilePatch, ...]
+    cut: bool = False
+    """True when the source stopped reading the diff (too large, or a file list cut
+    short): files past the cut have no hunks."""
+
+    @property
+    def text(self) -> str:
+        """Everything the diff shows, as one text (what the fact-check searches)."""
+        return "".join(f.header + "".join(f.hunks) for f in self.files)
+
+
+@dataclass(frozen=True, slots=True)
 class PullRequest:
     """The pull request behind a commit: untrusted text, like a commit message."""
 

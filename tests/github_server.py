@@ -17,6 +17,11 @@ client reads, in GitHub's JSON shapes (see :mod:`tests.github_shapes`)::
     GET /repos/{o}/{n}/git/trees/{sha}?recursive=1
                                                 every entry below, cut at ``tree_limit``
                                                 entries with ``"truncated": true``
+    POST /graphql (``/api/graphql`` beside ``/api/v3``)
+                                                ``repository(owner, name)`` with aliased
+                                                ``object(oid:)`` commits and their
+                                                ``associatedPullRequests`` (from add_pull);
+                                                401 without a token, as on GitHub
 
 and, for repositories added with ``fake.issues.add_repo``, the issue and
 comment endpoints of :mod:`tests.github_issues` (``POST``, ``PATCH``,
@@ -553,7 +558,7 @@ class FakeGitHub:
     ) -> tuple[Any, dict[str, str]]:
         parts = urlsplit(target)
         path = parts.path
-        if self.prefix:
+        if self.prefix and parts.path != self._graphql_path:
             if not path.startswith(self.prefix + "/"):
                 raise _gh_error(404, "Not Found")
             path = path[len(self.prefix) :]
@@ -561,6 +566,12 @@ class FakeGitHub:
         authed = self.token is None or auth in (f"Bearer {self.token}", f"token {self.token}")
         if auth is not None and not authed:
             raise _gh_error(401, "Bad credentials")
+        if parts.path == self._graphql_path:
+            if auth is None:
+                raise _gh_error(401, "This endpoint requires you to be authenticated.")
+            if method != "POST":
+                raise _gh_error(404, "Not Found")
+            return self._graphql(sent), {}
         if path == "/user":
             return self.issues.user(auth is not None), {}
         m = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
@@ -574,6 +585,55 @@ class FakeGitHub:
             raise _gh_error(404, "Not Found")
         rest = m.group(2) or ""
         return self._repo_route(repo, rest, query, target)
+
+    @property
+    def _graphql_path(self) -> str:
+        root = self.prefix[: -len("/v3")] if self.prefix.endswith("/v3") else self.prefix
+        return root + "/graphql"
+
+    def _graphql(self, sent: Any) -> dict[str, Any]:
+        """The answer to the pull-request query: each ``cN: object(oid: "...")`` alias with
+        the commit's pull requests, or null for a commit the repository does not have."""
+        if not isinstance(sent, dict) or not isinstance(sent.get("query"), str):
+            return {"errors": [{"message": "A query attribute must be specified"}]}
+        text, variables = sent["query"], sent.get("variables") or {}
+        repo = self._repos.get(f"{variables.get('owner')}/{variables.get('name')}".lower())
+        if repo is None:
+            message = "Could not resolve to a Repository with the name given."
+            return {
+                "data": {"repository": None},
+                "errors": [{"type": "NOT_FOUND", "message": message}],
+            }
+        first = re.search(r"associatedPullRequests\(first: (\d+)\)", text)
+        labels = re.search(r"labels\(first: (\d+)\)", text)
+        n_pulls = int(first.group(1)) if first else 100
+        n_labels = int(labels.group(1)) if labels else 100
+        out: dict[str, Any] = {}
+        for alias, sha in re.findall(r"(\w+): object\(oid: \"([0-9a-f]{40})\"\)", text):
+            if repo.shapes.resolve(sha) != sha:
+                out[alias] = None
+                continue
+            numbers = repo.by_sha.get(sha, [])[:n_pulls]
+            nodes = [self._pull_node(repo.pulls[n], n_labels) for n in numbers]
+            out[alias] = {"associatedPullRequests": {"nodes": nodes}}
+        return {"data": {"repository": out}}
+
+    @staticmethod
+    def _pull_node(pull: dict[str, Any], n_labels: int) -> dict[str, Any]:
+        merged_by = pull["merged_by"]
+        merge = pull["merge_commit_sha"]
+        return {
+            "number": pull["number"],
+            "title": pull["title"],
+            "body": pull["body"],
+            "url": pull["html_url"],
+            "mergedAt": pull["merged_at"],
+            "baseRefName": pull["base"]["ref"],
+            "author": {"login": pull["user"]["login"]},
+            "mergedBy": {"login": merged_by["login"]} if merged_by else None,
+            "mergeCommit": {"oid": merge} if merge else None,
+            "labels": {"nodes": [{"name": label["name"]} for label in pull["labels"][:n_labels]]},
+        }
 
     def _repo_route(
         self, repo: _Repo, rest: str, q: dict[str, str], target: str

@@ -180,13 +180,17 @@ class GitHubClient:
         *,
         immutable: bool = False,
         cache: bool = True,
+        keep_max_bytes: int | None = None,
     ) -> Any:
         """The JSON of one GET (``path`` relative to the API root, or an absolute API URL).
 
         ``immutable``: the URL names an object by SHA, so a cached answer is used
         without asking. ``cache=False``: neither read nor store (large blobs).
+        ``keep_max_bytes``: a larger answer is not stored (a big repository's whole tree).
         """
-        return self.get_page(path, params, immutable=immutable, cache=cache)[0]
+        return self.get_page(
+            path, params, immutable=immutable, cache=cache, keep_max_bytes=keep_max_bytes
+        )[0]
 
     def get_page(
         self,
@@ -195,6 +199,7 @@ class GitHubClient:
         *,
         immutable: bool = False,
         cache: bool = True,
+        keep_max_bytes: int | None = None,
     ) -> tuple[Any, str | None]:
         """The JSON of one GET and its ``rel="next"`` URL (checked to stay on the API host)."""
         url = self._url(path, params)
@@ -222,7 +227,8 @@ class GitHubClient:
         data = self._decode(response.content, url)
         link = response.headers.get("link", "")
         etag = response.headers.get("etag")
-        if etag and store is not None:
+        small = keep_max_bytes is None or len(response.content) <= keep_max_bytes
+        if etag and store is not None and small:
             store.put(url, etag, response.content, link)
         return data, self._checked_next(link, url)
 
@@ -246,6 +252,20 @@ class GitHubClient:
             raise self.error_for(response, url)
         if response.status_code == 204 or not response.content:
             return None
+        return self._decode(response.content, url)
+
+    def query(self, path: str, body: dict[str, Any]) -> Any:
+        """A read sent as a ``POST`` (a GraphQL query); its JSON answer.
+
+        Retried like a read on 5xx and dropped connections, never cached. A
+        rate limit is not waited for: it raises :class:`GitHubError` at once,
+        for the caller has the REST API to fall back on (GraphQL's budget is
+        not REST's, and a pause would hold every REST request of the client).
+        """
+        url = self._url(path, None)
+        response = self._request(url, None, method="POST", body=body, patient=False)
+        if response.status_code != 200:
+            raise self.error_for(response, url)
         return self._decode(response.content, url)
 
     def pages(
@@ -288,6 +308,7 @@ class GitHubClient:
         method: str = "GET",
         body: dict[str, Any] | None = None,
         creates: bool = False,
+        patient: bool = True,
     ) -> httpx.Response:
         failures = 0
         waits = 0
@@ -325,8 +346,14 @@ class GitHubClient:
                     raise self._transport_error(exc, url, failures) from None
                 self._nap(self._backoff_delay(failures))
                 continue
-            self._note(response)
             status = response.status_code
+            if not patient:
+                with self._lock:
+                    self.stats.statuses[status] += 1
+                if status in (403, 429):
+                    return response  # another budget than REST's: neither noted nor waited for
+            else:
+                self._note(response)
             if status in (403, 429):
                 wait = self._limits.wait_after(response)
                 if wait is not None:

@@ -1,9 +1,13 @@
 """Pull-request context for a commit, for either source.
 
-``/commits/{sha}/pulls`` names the pull requests GitHub associates with a
-commit, but its elements lack ``merged_by``; the chosen one is then read in
-full from ``/pulls/{number}``. Both answers are conditional requests, so a
-re-run costs two ``304``s per commit.
+A day's commits are asked for at once through GraphQL, up to 100 a query
+(:mod:`repoherald.github.pullbatch`, :meth:`PullContext.ahead`). What that
+does not settle — no token (GitHub serves GraphQL to tokens only), a refused
+query, an answer with errors or a malformed entry — is asked through REST,
+one commit at a time: ``/commits/{sha}/pulls`` names the pull requests GitHub
+associates with a commit, but its elements lack ``merged_by``; the chosen one
+is then read in full from ``/pulls/{number}``. Both answers are conditional
+requests, so a re-run costs two ``304``s per commit.
 
 A git source gets pull-request context when it can name its GitHub
 repository (``github = "owner/name"``, or a ``web_url`` on github.com or on
@@ -13,7 +17,9 @@ token it says so instead of spending the anonymous limit.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from repoherald.config.endpoints import GitHubSettings
@@ -22,10 +28,13 @@ from repoherald.github.client import GitHubClient
 from repoherald.github.connect import open_client, parse_api_url
 from repoherald.github.errors import GitHubError
 from repoherald.github.parse import ShapeError, number, pick_pull, pull_from_json
+from repoherald.github.pullbatch import BATCH, fetch_batch
 from repoherald.github.ref import RepoRef, repo_from_web_url
 from repoherald.models import PullRequest
 from repoherald.redact import secret_env
 from repoherald.store.base import EtagCache
+
+log = logging.getLogger("repoherald.github")
 
 
 def fetch_pull_request(
@@ -51,6 +60,50 @@ def fetch_pull_request(
         ) from None
 
 
+class PullContext:
+    """The pull requests of one repository's commits: batched through GraphQL ahead of
+    time, REST per commit for whatever the batch did not settle."""
+
+    def __init__(self, ref: RepoRef, api_url: str) -> None:
+        self._ref = ref
+        self._api_url = api_url
+        self._known: dict[str, PullRequest | None] = {}
+        self._lock = threading.Lock()
+
+    def ahead(self, client: GitHubClient, shas: Sequence[str], branch: str) -> None:
+        """Settle ``shas`` in GraphQL queries of :data:`~repoherald.github.pullbatch.BATCH`.
+
+        Without a token nothing is asked (GraphQL needs one). A refused query
+        stops the batching: the commits left go through REST, with one log line.
+        """
+        if client.anonymous:
+            return
+        with self._lock:
+            todo = [sha for sha in dict.fromkeys(shas) if sha not in self._known]
+        for start in range(0, len(todo), BATCH):
+            try:
+                found = fetch_batch(
+                    client, self._api_url, self._ref, todo[start : start + BATCH], branch
+                )
+            except (GitHubError, ShapeError) as exc:
+                log.info(
+                    "%s: GitHub's GraphQL API did not answer for pull requests (%s);"
+                    " asking the REST API commit by commit",
+                    client.repo,
+                    exc,
+                )
+                return
+            with self._lock:
+                self._known.update(found)
+
+    def one(self, client: GitHubClient, sha: str, branch: str) -> PullRequest | None:
+        """The pull request of ``sha``: settled ahead, or asked through REST now."""
+        with self._lock:
+            if sha in self._known:
+                return self._known[sha]
+        return fetch_pull_request(client, self._ref, sha, branch)
+
+
 class PullRequestLookup:
     """Pull-request context for a source that is not the GitHub API itself (a git clone).
 
@@ -73,6 +126,7 @@ class PullRequestLookup:
         self._token = token
         self._label = label
         self._client: GitHubClient | None = None
+        self._context = PullContext(ref, settings.api_url)
         self._lock = threading.Lock()
 
     @classmethod
@@ -97,14 +151,20 @@ class PullRequestLookup:
             return None
         return cls(ref, settings, etags, token, label)
 
-    def pull_request(self, sha: str, branch: str) -> PullRequest | None:
+    def _open(self) -> GitHubClient:
         with self._lock:
             if self._client is None:
                 self._client = open_client(
                     self._settings, self._label, self._etags, token=self._token
                 )
-            client = self._client
-        return fetch_pull_request(client, self._ref, sha, branch)
+            return self._client
+
+    def ahead(self, shas: Sequence[str], branch: str) -> None:
+        """Ask for these commits' pull requests at once (see :meth:`PullContext.ahead`)."""
+        self._context.ahead(self._open(), shas, branch)
+
+    def pull_request(self, sha: str, branch: str) -> PullRequest | None:
+        return self._context.one(self._open(), sha, branch)
 
     def close(self) -> None:
         with self._lock:

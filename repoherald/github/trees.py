@@ -3,14 +3,19 @@
 ``/commits/{sha}`` lists a commit's files but not their modes (executable,
 symlink, submodule), nor the blob each file had *before* the commit (the
 Python API facts parse both sides), nor the size of a binary file. The git
-source knows all three, so for the reports to agree the GitHub source walks
-``/git/trees/{sha}`` one directory at a time along each changed path.
+source knows all three, so for the reports to agree the GitHub source looks
+the changed paths up in the root tree of each side, read whole with one
+``?recursive=1`` request (:meth:`TreeReader.entry`). A commit's parent tree
+is the previous commit's own, so a day costs about one tree per commit
+(a walk along each changed path cost one request per changed directory,
+about 15 a commit on a real day). When GitHub cuts the recursive answer
+(``truncated``), the lookup walks ``/git/trees/{sha}`` one directory at a
+time along the path instead.
 
 Trees are addressed by SHA and never change, so each one is fetched once per
-process (concurrent walkers wait for the same fetch instead of repeating it)
-and then served from the ETag cache without a request. Consecutive commits
-share most directories, so a day's walk costs about one tree per changed
-directory.
+process (concurrent readers wait for the same fetch instead of repeating it)
+and then served from the ETag cache without a request (a whole root larger
+than :data:`KEEP_WHOLE_BYTES` from memory only, for the run).
 
 A whole tree (:meth:`TreeReader.files`, for the downstream check) is one
 ``?recursive=1`` request. GitHub cuts that answer past 100,000 entries or
@@ -36,9 +41,16 @@ from repoherald.github.errors import GitHubError
 from repoherald.github.parse import ShapeError, git_id
 
 MAX_TREES = 4096
+"""Directory listings kept in memory (LRU); a listing is small, a day needs a few hundred."""
+MAX_WHOLE_ENTRIES = 1_000_000
+"""Entries of whole root trees kept in memory (LRU by tree): the commits in progress need
+two roots each, and a big repository's root holds 100,000 entries."""
+KEEP_WHOLE_BYTES = 1 << 20
+"""A whole root tree up to this size (some 7,000 entries) is kept in the store's ETag
+cache like any answer; a big repository's (~10 MB, one a commit, kept a month) only for
+the run, or the store would grow by gigabytes."""
 MAX_SIZE = 1 << 40
 """A blob size above this (or below 0) is not believed: the size is then unknown."""
-"""Directory listings kept in memory (LRU); a listing is small, a day needs a few hundred."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +107,35 @@ def _listing(data: Any) -> Listing:
     return out
 
 
+def _shared(
+    lock: threading.Lock,
+    memo: OrderedDict[str, Future[T]],
+    key: str,
+    fetch: Callable[[], T],
+    over: Callable[[], bool],
+) -> T:
+    """``fetch()`` once per ``key`` however many threads ask; LRU, trimmed while ``over()``."""
+    with lock:
+        fut = memo.get(key)
+        owner = fut is None
+        if fut is None:
+            fut = Future()
+            memo[key] = fut
+            while over():
+                memo.popitem(last=False)
+        else:
+            memo.move_to_end(key)
+    if owner:
+        try:
+            fut.set_result(fetch())
+        except BaseException as exc:
+            with lock:
+                memo.pop(key, None)
+            fut.set_exception(exc)
+            raise
+    return fut.result()
+
+
 class TreeReader:
     """Looks paths up in trees of one repository, sharing fetched listings between threads."""
 
@@ -103,31 +144,52 @@ class TreeReader:
         self._prefix = f"{repo_path}/git/trees/"
         self._lock = threading.Lock()
         self._trees: OrderedDict[str, Future[Listing]] = OrderedDict()
+        self._roots: OrderedDict[str, Future[Listing | None]] = OrderedDict()
 
     def listing(self, tree: str) -> Listing:
         """One directory: name -> entry (fetched once; waiters share the fetch)."""
-        with self._lock:
-            fut = self._trees.get(tree)
-            owner = fut is None
-            if fut is None:
-                fut = Future()
-                self._trees[tree] = fut
-                while len(self._trees) > MAX_TREES:
-                    self._trees.popitem(last=False)
-            else:
-                self._trees.move_to_end(tree)
-        if owner:
-            try:
-                fut.set_result(_listing(self._client.get(self._prefix + tree, immutable=True)))
-            except BaseException as exc:
-                with self._lock:
-                    self._trees.pop(tree, None)
-                fut.set_exception(exc)
-                raise
-        return fut.result()
+        return _shared(
+            self._lock,
+            self._trees,
+            tree,
+            lambda: _listing(self._client.get(self._prefix + tree, immutable=True)),
+            lambda: len(self._trees) > MAX_TREES,
+        )
+
+    def whole(self, root: str) -> Listing | None:
+        """Every entry below ``root`` by full path, or None when GitHub cut the answer."""
+
+        def fetch() -> Listing | None:
+            data = self._client.get(
+                self._prefix + root,
+                {"recursive": "1"},
+                immutable=True,
+                keep_max_bytes=KEEP_WHOLE_BYTES,
+            )
+            if not isinstance(data, dict) or data.get("truncated") is not False:
+                return None  # cut, or not the shape of a whole answer: walk instead
+            return _listing(data)
+
+        def over() -> bool:
+            done = (f.result() for f in self._roots.values() if f.done() and not f.exception())
+            return len(self._roots) > 1 and sum(len(x or ()) for x in done) > MAX_WHOLE_ENTRIES
+
+        return _shared(self._lock, self._roots, root, fetch, over)
 
     def entry(self, root: str, path: str) -> TreeEntry | None:
         """The entry of ``path`` in the tree ``root``, or None when it is not there."""
+        try:
+            whole = self.whole(root)
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if whole is not None:
+            return whole.get(path)
+        return self._walk(root, path)
+
+    def _walk(self, root: str, path: str) -> TreeEntry | None:
+        """``path`` looked up one directory at a time (a root too big to come whole)."""
         parts = path.split("/")
         tree = root
         for i, name in enumerate(parts):

@@ -47,7 +47,7 @@ from repoherald.llm.client import (
     LlmUnavailable,
     SchemaRejected,
 )
-from repoherald.llm.diffpack import FilePatch, estimate_tokens, pack_diff, split_patch
+from repoherald.llm.diffpack import estimate_tokens, pack_diff
 from repoherald.llm.fit import fit
 from repoherald.llm.job import LlmJob
 from repoherald.llm.meter import Meter
@@ -55,7 +55,7 @@ from repoherald.llm.pool import BREAKER_THRESHOLD, ModelPool, endpoint_breaker
 from repoherald.llm.prompt import messages, repair_prompt
 from repoherald.llm.schema import FullAnswer, ShortAnswer, response_schema
 from repoherald.llm.settings import LlmSettings
-from repoherald.models import Analysis, Importance
+from repoherald.models import Analysis, FilePatch, Importance
 from repoherald.redact import redact
 
 __all__ = [
@@ -276,7 +276,7 @@ class LlmAnalyser:
         validate (one repair turn), or a short answer rated the commit above
         🟢 (ask for the full analysis it deserves).
         """
-        patches = split_patch(job.patch, job.facts.files)
+        patches = job.patch.files
         length_retries = 0
         repaired = False
         escalated = False
@@ -335,7 +335,7 @@ class LlmAnalyser:
         unseen = tuple(f"{p} ({why})" for p, why in packed.unseen) + tuple(
             f"{p} (clipped)" for p in packed.clipped
         )
-        if job.patch_cut:
+        if job.patch.cut:
             unseen += ("… (diff too large: read partially)",)
         return messages(job, self.lang, at.depth, native, diff=packed), unseen
 

@@ -155,7 +155,7 @@ def with_error(rules: Analysis, message: str, usage: list[int]) -> Analysis:
 def evidence(job: LlmJob) -> factcheck.Evidence:
     """What the fact-check may find the answer's paths, words and numbers in."""
     paths = {f.path for f in job.facts.files} | {f.old_path for f in job.facts.files if f.old_path}
-    text = f"{job.commit.message}\n{job.patch}"
+    text = f"{job.commit.message}\n{job.patch.text}"
     figures = (
         f"{job.facts.files_changed} files +{job.facts.added}/-{job.facts.deleted} "
         f"+{job.facts.added}/−{job.facts.deleted} {job.facts.added} {job.facts.deleted}"

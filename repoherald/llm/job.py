@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from repoherald.models import Analysis, Commit, Facts
+from repoherald.models import Analysis, Commit, CommitPatch, Facts
 
 
 @dataclass(frozen=True)
@@ -14,8 +14,8 @@ class LlmJob:
     commit: Commit
     facts: Facts
     rules: Analysis
-    patch: str
-    patch_cut: bool
+    patch: CommitPatch
+    """The diff, per file, as the source read it."""
     repo: str
     downstream: tuple[str, ...] = ()
     """What the commit breaks or changes in the reader's configured downstream code, one

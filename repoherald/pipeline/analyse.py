@@ -39,7 +39,7 @@ from repoherald.models import (
 from repoherald.pipeline.events import DayPosition, Emitter, Event
 from repoherald.pipeline.identity import RepoIdentity
 from repoherald.pipeline.waits import Waits
-from repoherald.sources.base import Source
+from repoherald.sources.base import BatchedPullSource, Source
 from repoherald.store.base import Store
 
 if TYPE_CHECKING:  # imported only by runs that check downstream code
@@ -236,6 +236,8 @@ def _pull_requests(state: RepoRun, shas: list[str]) -> tuple[dict[str, PullReque
     found: dict[str, PullRequest] = {}
     if not source.info.pr_context:
         return found, set()
+    if isinstance(source, BatchedPullSource):
+        source.pull_requests_ahead(shas)
     unasked: set[str] = set()
     for i, sha in enumerate(shas):
         try:
@@ -390,16 +392,14 @@ def deepen_with_llm(
             if e.commit.sha in cached or e.analysis.error or st.source is None:
                 continue
             try:
-                patch, cut = st.source.patch(e.commit)
+                patch = st.source.patches(e.commit)
             except ONE_COMMIT as exc:
                 # The diff of one commit cannot be read: it keeps its rules analysis, marked.
                 message = f"{type(exc).__name__}: {exc}"
                 out_of_llm[(r, i)] = replace(e.analysis, llm_error=message)
                 failures.append(f"{st.name} {e.commit.sha[:7]}: not sent to the LLM: {message}")
                 continue
-            jobs.append(
-                LlmJob(e.commit, e.facts, e.analysis, patch, cut, st.name, _downstream_lines(e))
-            )
+            jobs.append(LlmJob(e.commit, e.facts, e.analysis, patch, st.name, _downstream_lines(e)))
             slots.append((r, i))
     if jobs:
         where = f"LLM {at}" if at is not None else "LLM"

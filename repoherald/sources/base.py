@@ -11,15 +11,15 @@ backend (see :mod:`repoherald.plugins`).
 What a source must answer is what the report needs: the first-parent chain
 of the branch with committer times (so the pipeline can bucket commits into
 days), each commit's metadata and file changes diffed against its first
-parent, a blob's bytes (for the Python API facts), the patch text (for the
-LLM), which commits have no readable parent (a shallow boundary), and the
+parent, a blob's bytes (for the Python API facts), the per-file patches (for
+the LLM), which commits have no readable parent (a shallow boundary), and the
 pull request behind a commit when the source can know it (``info.pr_context``).
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from repoherald.config.endpoints import GitHubSettings
 from repoherald.config.repos import RepoConfig
-from repoherald.models import Commit, FileChange, PullRequest
+from repoherald.models import Commit, CommitPatch, FileChange, PullRequest
 from repoherald.store.base import EtagCache
 
 
@@ -99,8 +99,10 @@ class Source(Protocol):
         """A blob's bytes, or None when it is larger than ``max_bytes`` or absent."""
         ...
 
-    def patch(self, commit: Commit) -> tuple[str, bool]:
-        """The commit's unified diff against its first parent; True when it was cut short."""
+    def patches(self, commit: Commit) -> CommitPatch:
+        """The commit's diff against its first parent, per file in the order of
+        :meth:`file_changes` (a source with one unified text can cut it with
+        :func:`repoherald.sources.unidiff.split_patch`)."""
         ...
 
     def pull_request(self, sha: str) -> PullRequest | None:
@@ -128,6 +130,21 @@ class TreeSource(Protocol):
     def read_blobs(self, oids: Iterable[str], max_bytes: int) -> dict[str, bytes]:
         """Many blobs at once (an HTTP backend fetches them concurrently): those that are
         present and at most ``max_bytes`` long, by id."""
+        ...
+
+
+@runtime_checkable
+class BatchedPullSource(Protocol):
+    """A source that can ask for many commits' pull requests at once (optional).
+
+    The pipeline calls :meth:`pull_requests_ahead` with a day's commits, then
+    :meth:`Source.pull_request` for each: the GitHub API answers a hundred
+    commits in one GraphQL query instead of two REST requests a commit.
+    """
+
+    def pull_requests_ahead(self, shas: Sequence[str]) -> None:
+        """Fetch what it can for ``shas`` now; what it could not is asked per commit
+        later. Raises only what would stop the day (its time budget used up)."""
         ...
 
 

@@ -15,9 +15,13 @@
   marked on the file (``patch_withheld``), a list cut at 3,000 on the commit
   (``files_truncated``): nothing is dropped silently.
 * **Blobs.** ``/git/blobs/{sha}``, fetched for the files the API and
-  dependency facts read. They are fetched concurrently with the files of the
-  day; anything else the facts ask for is read on demand.
-* **Pull requests.** ``/commits/{sha}/pulls``, then ``/pulls/{n}``.
+  dependency facts read, one side of each: the other is rebuilt from the
+  patch (:mod:`repoherald.github.hunks`), so an added or deleted file costs
+  none. They are fetched concurrently with the files of the day; anything
+  else the facts ask for is read on demand.
+* **Pull requests.** A GraphQL query per 100 commits of a day; REST
+  (``/commits/{sha}/pulls``, then ``/pulls/{n}``) for what it did not settle
+  (:mod:`repoherald.github.pulls`).
 * **Whole tree** (:class:`~repoherald.sources.base.TreeSource`, for the
   downstream check): ``/git/trees/{tree}?recursive=1``, walked further down
   when GitHub cuts the answer, so the list is always complete; the sizes it
@@ -35,7 +39,7 @@ import base64
 import binascii
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -46,17 +50,18 @@ from urllib.parse import quote, urlsplit
 import httpx
 
 from repoherald.analysis.facts.commit import file_kind
+from repoherald.analysis.facts.opschema import is_native
 from repoherald.config.repos import RepoConfig
 from repoherald.errors import CommitError, SourceError
-from repoherald.github import parse
+from repoherald.github import hunks, parse
 from repoherald.github.client import GitHubClient
 from repoherald.github.connect import open_client, read_token, warn_anonymous
 from repoherald.github.errors import GitHubError
-from repoherald.github.patch import assemble
-from repoherald.github.pulls import fetch_pull_request
+from repoherald.github.patch import file_patch
+from repoherald.github.pulls import PullContext
 from repoherald.github.ref import RepoRef
 from repoherald.github.trees import TreeEntry, TreeReader
-from repoherald.models import Commit, FileChange, FileStatus, PullRequest
+from repoherald.models import Commit, CommitPatch, FileChange, FileStatus, PullRequest
 from repoherald.sources.base import SourceContext, SourceInfo, SourceOptions
 
 DAY = 86400
@@ -68,6 +73,8 @@ FILES_LIMIT = 3000
 PREFETCH_MAX_BYTES = 1_000_000
 BLOB_CACHE_BYTES = 64 << 20
 MEMO_COMMITS = 512
+MAX_RECIPES = 8192
+"""Blobs remembered as rebuildable from a patch (each holds its file's patch text)."""
 
 T = TypeVar("T")
 
@@ -99,11 +106,35 @@ class _Lru(OrderedDict[str, T]):
 
 
 def _facts_read(f: FileChange) -> bool:
-    """Whether the facts extractor reads this file's blobs (Python API or manifest)."""
+    """Whether the facts extractor reads this file's blobs (Python API, manifest, or the
+    operators a native file registers)."""
     if f.binary or f.is_submodule or f.is_symlink:
         return False
     kind = file_kind(f.path)
-    return (f.path.endswith((".py", ".pyi")) and kind == "source") or kind == "deps"
+    python = f.path.endswith((".py", ".pyi")) and kind == "source"
+    return python or kind == "deps" or (kind == "source" and is_native(f.path))
+
+
+@dataclass(frozen=True, slots=True)
+class _Side:
+    """How a blob can be rebuilt: from ``other`` ("" for the empty side) and ``patch``."""
+
+    other: str
+    patch: str
+    reverse: bool
+    """True when the blob is the old side (the hunks are undone)."""
+
+
+def _sides(f: FileChange, patch: str | None) -> dict[str, _Side]:
+    """The rebuild recipes of ``f``'s blobs, by blob id (none without a patch)."""
+    if not patch or f.binary or f.is_submodule or f.old_blob == f.new_blob:
+        return {}
+    out: dict[str, _Side] = {}
+    if f.new_blob:
+        out[f.new_blob] = _Side(f.old_blob, patch, reverse=False)
+    if f.old_blob:
+        out[f.old_blob] = _Side(f.new_blob, patch, reverse=True)
+    return out
 
 
 class GitHubSource:
@@ -125,6 +156,7 @@ class GitHubSource:
         self._tip = str(tip["sha"])
         self._api = ref.api_path
         self._trees = TreeReader(client, self._api)
+        self._pulls = PullContext(ref, ctx.github.api_url)
         # Twice the requests allowed in flight: a commit's tree walk is a chain of
         # requests, so more commits in progress keep every slot busy.
         self._pool = ThreadPoolExecutor(max_workers=2 * client.concurrency)
@@ -132,9 +164,10 @@ class GitHubSource:
         self._details: _Lru[_Detail] = _Lru(MEMO_COMMITS)
         self._changes: _Lru[list[FileChange]] = _Lru(MEMO_COMMITS)
         self._sizes: dict[str, int] = {}
+        self._recipes: _Lru[_Side] = _Lru(MAX_RECIPES)
         self._blobs: _Lru[bytes] = _Lru(1 << 20)
         self._blob_bytes = 0
-        self._fetching: set[str] = set()
+        self._fetching: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
 
     @property
@@ -295,6 +328,8 @@ class GitHubSource:
         changes = [self._file(f, detail.tree, old_root) for f in detail.files]
         with self._lock:
             self._changes.put(sha, changes)
+            for change, listed in zip(changes, detail.files, strict=True):
+                self._recipes.update(_sides(change, listed.patch))
         return changes
 
     def _file(self, f: parse.ListedFile, new_root: str, old_root: str | None) -> FileChange:
@@ -348,13 +383,22 @@ class GitHubSource:
         changes = self._resolve(sha)
         for f in changes:
             if _facts_read(f):
-                for oid in (f.old_blob, f.new_blob):
-                    if oid and self._sizes.get(oid, 0) <= PREFETCH_MAX_BYTES:
-                        try:
-                            self._prefetch(oid)
-                        except _BadBlob as exc:
-                            raise self._bad_commit(sha, exc) from None
+                try:
+                    self._both_sides(f)
+                except _BadBlob as exc:
+                    raise self._bad_commit(sha, exc) from None
         return changes
+
+    def _both_sides(self, f: FileChange) -> None:
+        """Both blobs of ``f`` into the cache, with as few requests as its patch allows:
+        one side is fetched (none when the other is empty), the other rebuilt."""
+        wanted = [
+            o for o in (f.old_blob, f.new_blob) if o and self._sizes.get(o, 0) <= PREFETCH_MAX_BYTES
+        ]
+        with self._lock:
+            wanted.sort(key=lambda o: o not in self._blobs)  # one at hand: rebuild from it
+        for oid in wanted:
+            self._prefetch(oid)
 
     # -- the whole tree ----------------------------------------------------------
 
@@ -400,24 +444,48 @@ class GitHubSource:
                 f"{self._client.repo}: GitHub's blob {oid[:7]} is malformed ({exc})", oid
             ) from None
 
-    def _prefetch(self, oid: str) -> None:
-        """Fetch into the blob cache, once even when two commits want the same blob."""
+    def _rebuilt(self, oid: str) -> bytes | None:
+        """``oid`` rebuilt from its other side and the patch, when that side is at hand."""
         with self._lock:
-            if oid in self._blobs or oid in self._fetching:
+            side = self._recipes.get(oid)
+            base = None if side is None else (self._blobs.get(side.other) if side.other else b"")
+        if side is None or base is None:
+            return None
+        return hunks.rebuilt(base, side.patch, oid, reverse=side.reverse)
+
+    def _prefetch(self, oid: str) -> None:
+        """Fetch into the blob cache, once even when two commits want the same blob;
+        rebuilt from the patch instead when it can be (:mod:`repoherald.github.hunks`)."""
+        with self._lock:
+            if oid in self._blobs:
                 return
-            self._fetching.add(oid)
+            busy = self._fetching.get(oid)
+            owner = busy is None
+            if busy is None:
+                busy = self._fetching[oid] = threading.Event()
+        if not owner:
+            # Another commit is fetching it: wait (its request has a deadline), so the
+            # side rebuilt from this one finds it instead of asking GitHub again.
+            busy.wait()
+            return
+        blob: bytes | None = None
         try:
-            blob = self._fetch_blob(oid)
+            blob = self._rebuilt(oid)
+            if blob is None:
+                blob = self._fetch_blob(oid)
         finally:
             with self._lock:
-                self._fetching.discard(oid)
-        if blob is None:
-            return
-        with self._lock:
-            self._blobs.put(oid, blob)
-            self._blob_bytes += len(blob)
-            while self._blob_bytes > BLOB_CACHE_BYTES and self._blobs:
-                self._blob_bytes -= len(self._blobs.popitem(last=False)[1])
+                if blob is not None:
+                    self._keep(oid, blob)
+                del self._fetching[oid]
+            busy.set()
+
+    def _keep(self, oid: str, blob: bytes) -> None:
+        """Into the blob cache (the caller holds the lock)."""
+        self._blobs.put(oid, blob)
+        self._blob_bytes += len(blob)
+        while self._blob_bytes > BLOB_CACHE_BYTES and self._blobs:
+            self._blob_bytes -= len(self._blobs.popitem(last=False)[1])
 
     def read_blob(self, oid: str, max_bytes: int) -> bytes | None:
         if not oid or self._sizes.get(oid, 0) > max_bytes:
@@ -426,6 +494,8 @@ class GitHubSource:
             return b""  # an empty file (most __init__.py): nothing to ask GitHub for
         with self._lock:
             blob = self._blobs.get(oid)
+        if blob is None:
+            blob = self._rebuilt(oid)
         if blob is None:
             blob = self._fetch_blob(oid)
         return blob if blob is not None and len(blob) <= max_bytes else None
@@ -438,15 +508,20 @@ class GitHubSource:
 
     # -- patch and pull request ------------------------------------------------
 
-    def patch(self, commit: Commit) -> tuple[str, bool]:
-        """The diff assembled from GitHub's per-file patches; True when the file list was cut."""
+    def patches(self, commit: Commit) -> CommitPatch:
+        """GitHub's per-file patches, each with its file; cut when the file list was."""
         changes = self._resolve(commit.sha)
         detail = self._detail(commit.sha)
-        return assemble(changes, [f.patch for f in detail.files]), detail.commit.files_truncated
+        files = tuple(file_patch(c, f.patch) for c, f in zip(changes, detail.files, strict=True))
+        return CommitPatch(files, detail.commit.files_truncated)
+
+    def pull_requests_ahead(self, shas: Sequence[str]) -> None:
+        """See :class:`~repoherald.sources.base.BatchedPullSource`."""
+        self._pulls.ahead(self._client, shas, self.info.branch)
 
     def pull_request(self, sha: str) -> PullRequest | None:
         """The pull request that brought ``sha`` in (raises SourceError when GitHub fails)."""
-        return fetch_pull_request(self._client, self._ref, sha, self.info.branch)
+        return self._pulls.one(self._client, sha, self.info.branch)
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -262,10 +262,14 @@ def test_the_readme_example_runs_end_to_end(
         _check_cards(hook, roles["feishu"], commit_links, config.parent)
         _check_issues(fake, cfg, roles["issue"], days)
         assert all(r.authorization == f"Bearer {TOKEN}" for r in fake.requests)
-        # Pull-request context of every upstream went through [github] with the same token.
-        pulls = re.compile(r"(/repos/[^/]+/[^/]+)/commits/[0-9a-f]{40}/pulls(\?.*)?")
-        looked_up = {m[1] for r in fake.requests if (m := pulls.fullmatch(r.path))}
-        assert looked_up == {f"/repos/{n}" for n in full_names}
+        # Pull-request context of every upstream went through [github] with the same token,
+        # one GraphQL query per repository-day.
+        looked_up = {
+            "{owner}/{name}".format(**r.body["variables"])
+            for r in fake.requests
+            if r.path == "/graphql"
+        }
+        assert looked_up == set(full_names)
 
         sent = len(hook.received)
         fake.clear()

@@ -7,14 +7,16 @@ the API and the same repository read with git give identical reports.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from repoherald.config import GitHubSettings, RepoConfig, build_settings
-from repoherald.models import FileStatus
+from repoherald.models import CommitPatch, FileStatus
 from repoherald.pipeline.run import RunResult, Window, run
 from repoherald.sources import registry
 from repoherald.sources.base import Source, SourceContext
@@ -121,6 +123,64 @@ def test_the_github_and_git_reports_of_a_day_are_identical(
     assert source_ids(by_api) == [f"github:127.0.0.1/{REPO}"]
 
 
+def test_a_day_costs_a_whole_tree_a_commit_and_a_blob_a_modified_file(
+    mixed: GitFixture, server: FakeGitHub, tmp_path: Path
+) -> None:
+    """Each side's root tree comes whole in one request (a commit's parent tree is the
+    previous commit's own), not one request per directory on each changed path; an added
+    or deleted file's blob is its patch, and a modified file's other side is rebuilt
+    from the patch."""
+    result = report(tmp_path, "api", f"github:{REPO}", server.api_url)
+    assert result.failures == []
+    trees = [r.path for r in server.requests if "/git/trees/" in r.path]
+    assert trees and all(p.endswith("?recursive=1") for p in trees)
+    assert len(trees) <= 10 + 1  # the day's commits and the parent of the first
+    read = {p.rsplit("/", 1)[1] for p in (r.path for r in server.requests) if "/git/blobs/" in p}
+    modified = ("pkg/core.py", "requirements.txt", "pkg/util/text.py")
+    raw = mixed.text("log", "--pretty=", "--raw", "--no-abbrev", "--", *modified)
+    sides = {oid for line in raw.splitlines() for oid in line.split()[2:4]}
+    assert read and read <= sides and len(read) <= len(modified)
+
+
+def test_a_whole_tree_github_cuts_is_walked_to_the_same_report(
+    mixed_repo: GitFixture, tmp_path: Path
+) -> None:
+    with FakeGitHub(patch_limit=1_000_000, tree_limit=3) as gh:
+        gh.add_repo(REPO, mixed_repo.path)
+        a = twin(report(tmp_path, "git", str(mixed_repo.path), gh.api_url))
+        b = twin(report(tmp_path, "api", f"github:{REPO}", gh.api_url))
+        trees = [r.path for r in gh.requests if "/git/trees/" in r.path]
+    assert any("recursive" not in p for p in trees), "the cut answers were walked"
+    assert a == b
+
+
+def test_both_sources_return_the_same_per_file_patches(
+    mixed: GitFixture, server: FakeGitHub
+) -> None:
+    """git's diff cut per file and GitHub's per-file patches are the same data."""
+    shas = [mixed.rev(f"main~{i}") for i in range(1, 11)]
+    ctx = SourceContext(mirrors_dir=Path("/nonexistent"), earliest=0)
+    with registry.open_source(RepoConfig(source=str(mixed.path)), ctx) as by_git:
+        want = {c.sha: by_git.patches(c) for c in by_git.read_commits(shas).values()}
+    with open_source(server) as by_api:
+        commits = by_api.read_commits(shas)
+        by_api.file_changes(commits.values())
+        got = {c.sha: by_api.patches(c) for c in commits.values()}
+    assert {sha: _unscored(p) for sha, p in got.items()} == {
+        sha: _unscored(p) for sha, p in want.items()
+    }
+    assert any(p.hunks for patch in got.values() for p in patch.files)
+
+
+def _unscored(patch: CommitPatch) -> CommitPatch:
+    """Without git's ``similarity index`` line, a score GitHub does not send."""
+    files = tuple(
+        replace(f, header=re.sub(r"(?m)^similarity index \d+%\n", "", f.header))
+        for f in patch.files
+    )
+    return replace(patch, files=files)
+
+
 def test_a_patch_github_withholds_is_the_one_difference_and_it_is_marked(
     mixed: GitFixture, tmp_path: Path
 ) -> None:
@@ -170,10 +230,10 @@ def test_files_are_paged_and_a_list_cut_at_3000_is_marked(
         assert isinstance(source, GitHubSource)
         commits = source.read_commits([big, large])
         changes = source.file_changes(commits.values())
-        patch, cut = source.patch(commits[big])
+        patch = source.patches(commits[big])
     assert commits[big].files_truncated and not commits[large].files_truncated
-    assert len(changes[big]) == 3000 and cut
-    assert patch.count("\ndiff --git ") == 2999
+    assert len(changes[big]) == 3000 and patch.cut
+    assert [p.path for p in patch.files] == [f.path for f in changes[big]]
     pages = [r for r in server.requests if f"/commits/{big}" in r.path]
     assert len(pages) == 10
     (only,) = changes[large]

@@ -83,6 +83,8 @@ def test_a_failed_pull_request_fetch_costs_only_the_context_and_is_named(
     git_repo: GitFixture, server: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    # GraphQL refused, so the context goes through REST, which answers garbage.
+    server.fault(r"/graphql", "status", status=403, times=1)
     server.fault(r"/commits/[0-9a-f]{40}/pulls", "garbage", times=1)
     first = report(tmp_path, git_repo, server)
     (failure,) = first.failures

@@ -18,15 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from repoherald.llm.diffpack import (
-    FilePatch,
-    PackedDiff,
-    estimate_tokens,
-    pack_diff,
-    split_patch,
-)
-from repoherald.models import Commit, FileChange, FileStatus
+from repoherald.llm.diffpack import PackedDiff, estimate_tokens, pack_diff
+from repoherald.models import Commit, FileChange, FilePatch, FileStatus
 from repoherald.sources.git.repo import GitRepo, open_local
+from repoherald.sources.unidiff import split_patch
 from tests.gitfixture import GitFixture
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

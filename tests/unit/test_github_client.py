@@ -112,6 +112,16 @@ def test_uncached_reads_neither_send_nor_store_an_etag() -> None:
     assert rig.cache.get(f"{API}/blob") is None
 
 
+def test_an_answer_larger_than_keep_max_bytes_is_used_but_not_stored() -> None:
+    big = {"tree": [{"path": "x" * 100}]}
+    rig = Rig(scripted(answer(body=big, etag='"t"')))
+    for _ in range(2):
+        assert rig.client.get("/t", immutable=True, keep_max_bytes=50) == big
+    assert len(rig.seen) == 2 and rig.cache.get(f"{API}/t") is None
+    assert rig.client.get("/t", immutable=True, keep_max_bytes=1000) == big
+    assert rig.cache.get(f"{API}/t") is not None
+
+
 def test_pages_follow_link_headers_and_stop_at_the_last() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         page = int(request.url.params.get("page", "1"))

@@ -1,4 +1,4 @@
-"""GitHub JSON -> models, repository names, and the assembled patch the LLM stage splits."""
+"""GitHub JSON -> models, repository names, and the per-file patches the LLM stage reads."""
 
 from __future__ import annotations
 
@@ -16,10 +16,9 @@ from repoherald.github.parse import (
     pick_pull,
     pull_from_json,
 )
-from repoherald.github.patch import assemble
+from repoherald.github.patch import file_patch
 from repoherald.github.ref import RepoRef, repo_from_web_url
-from repoherald.llm.diffpack import split_patch
-from repoherald.models import FileChange, FileStatus
+from repoherald.models import CommitPatch, FileChange, FileStatus
 
 
 def test_dates_keep_their_instant_and_any_offset() -> None:
@@ -137,7 +136,7 @@ def test_owner_name_from_a_web_url_on_github_or_the_enterprise_host() -> None:
     assert repo_from_web_url(None, gh) is None
 
 
-def test_the_assembled_patch_pairs_with_the_file_list_one_chunk_per_file() -> None:
+def test_githubs_patches_become_one_file_patch_per_file_with_gits_headers() -> None:
     files = [
         FileChange(
             "a.py",
@@ -171,12 +170,13 @@ def test_the_assembled_patch_pairs_with_the_file_list_one_chunk_per_file() -> No
         ),
     ]
     hunks = ["@@ -1 +1 @@\n-x = 1\n+x = 2", None, None, None]
-    text = assemble(files, hunks)
+    patch = CommitPatch(tuple(file_patch(f, h) for f, h in zip(files, hunks, strict=True)))
+    text = patch.text
     assert text.count("diff --git ") == 4
     assert "old mode 100644\nnew mode 100755\nindex 1111111..2222222\n--- a/a.py" in text
     assert "Binary files /dev/null and b/logo.png differ" in text
     assert "rename from old.md\nrename to new.md\n" in text
-    parts = split_patch(text, files)
+    parts = patch.files
     assert [p.path for p in parts] == ["a.py", "logo.png", "new.md", "big.py"]
     assert parts[0].hunks == ("@@ -1 +1 @@\n-x = 1\n+x = 2\n",)
     assert parts[1].binary and parts[3].hunks == () and parts[3].added == 5000

@@ -8,19 +8,20 @@ walk again — is applied here so the pipeline does not know mirrors exist.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import ClassVar
 
 from repoherald.config.locations import is_clone_url
 from repoherald.config.repos import RepoConfig
 from repoherald.github.pulls import PullRequestLookup
-from repoherald.models import Commit, FileChange, PullRequest
+from repoherald.models import Commit, CommitPatch, FileChange, PullRequest
 from repoherald.sources.base import SourceContext, SourceInfo, SourceOptions
 from repoherald.sources.git import mirror
 from repoherald.sources.git.mirror import Remote
 from repoherald.sources.git.naming import derive_name, identity_from_url
 from repoherald.sources.git.repo import SAFE_CONFIG, GitRepo, check_branch_name, open_local, run_git
+from repoherald.sources.unidiff import split_patch
 
 
 def guess_name(cfg: RepoConfig) -> str:
@@ -146,8 +147,16 @@ class GitSource:
     def read_blob(self, oid: str, max_bytes: int) -> bytes | None:
         return self._repo.read_blob(oid, max_bytes)
 
-    def patch(self, commit: Commit) -> tuple[str, bool]:
-        return self._repo.patch(commit)
+    def patches(self, commit: Commit) -> CommitPatch:
+        """git's diff of ``commit``, cut per file and paired with its file list."""
+        text, cut = self._repo.patch(commit)
+        files = self._repo.diff_first_parent([commit])[commit.sha]
+        return CommitPatch(tuple(split_patch(text, files)), cut)
+
+    def pull_requests_ahead(self, shas: Sequence[str]) -> None:
+        """See :class:`~repoherald.sources.base.BatchedPullSource`."""
+        if self._pulls is not None:
+            self._pulls.ahead(shas, self.info.branch)
 
     def pull_request(self, sha: str) -> PullRequest | None:
         """Through the GitHub API when ``info.pr_context``; otherwise None."""

@@ -16,7 +16,8 @@ from typing import Any, ClassVar
 
 from repoherald import SourceContext, SourceError, SourceInfo, SourceOptions
 from repoherald.config.repos import RepoConfig
-from repoherald.models import Commit, FileChange, FileStatus, Person, PullRequest
+from repoherald.models import Commit, CommitPatch, FileChange, FileStatus, Person, PullRequest
+from repoherald.sources.unidiff import split_patch
 
 
 class ExampleSource:
@@ -70,8 +71,9 @@ class ExampleSource:
     def read_blob(self, oid: str, max_bytes: int) -> bytes | None:
         return None  # no file contents: the Python API facts are left out
 
-    def patch(self, commit: Commit) -> tuple[str, bool]:
-        return str(self._commits[self._by_sha[commit.sha]].get("patch", "")), False
+    def patches(self, commit: Commit) -> CommitPatch:
+        text = str(self._commits[self._by_sha[commit.sha]].get("patch", ""))
+        return CommitPatch(tuple(split_patch(text, self.file_changes([commit])[commit.sha])))
 
     def pull_request(self, sha: str) -> PullRequest | None:
         return None
