@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from repoherald.errors import PublishError, UsageError
+from repoherald.site import commits_html
 from repoherald.site.aggregate import write_aggregates
 from repoherald.site.assets import write_assets
+from repoherald.site.commits_html import Labels
 from repoherald.site.daypage import day_context
 from repoherald.site.manifest import Entry, load_manifest, save_manifest
 from repoherald.site.pages import render, write_page
@@ -110,6 +112,8 @@ def _render_day(
         languages=languages,
         repo_name=name,
         repo_page=posixpath.relpath(repo_page(name), here or "."),
+        html=commits_html,
+        L=Labels(record.lang),
     )
     write_page(out, page, text)
 
