@@ -235,10 +235,12 @@ def _update_store(
     for rel, entry in old.items():
         now = entries.get(rel)
         if entry.summary is not None and (now is None or now.summary is None or rel in fresh):
-            first = entry.summary.repos[0].name if entry.summary.repos else rel
-            changes[recordstore.bucket(first, entry.summary.date)][rel] = None
+            names = [r.name for r in entry.summary.repos]
+            for key in recordstore.buckets_of(names, entry.summary.date):
+                changes[key][rel] = None
     for rel, record in fresh.items():
-        changes[recordstore.bucket_of(record)][rel] = record
+        for key in recordstore.buckets_of(record.repos, record.date):
+            changes[key][rel] = record
     loaded: dict[str, dict[str, DayRecord]] = {}
     for key, change in changes.items():
         records = recordstore.load(out, key) if old else {}

@@ -23,8 +23,10 @@ def bucket(repo: str, day: str) -> str:
     return f"{safe_component(repo)}@{day[:7]}"
 
 
-def bucket_of(record: DayRecord) -> str:
-    return bucket(record.repos[0] if record.repos else record.twin, record.date)
+def buckets_of(repos: Iterable[str], day: str) -> set[str]:
+    """Every file a twin of ``repos`` on ``day`` is kept in: one per repository, so a
+    report of several repositories is found from each one's page."""
+    return {bucket(name, day) for name in repos}
 
 
 def _path(out: Path, key: str) -> Path:

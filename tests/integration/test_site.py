@@ -234,3 +234,24 @@ def test_run_builds_the_site_when_site_out_is_set(tmp_path: Path) -> None:
     assert (tmp_path / f"public/2026/upstream/{DAY1}.html").is_file()
     assert '<html lang="en">' in (tmp_path / "public/index.html").read_text(encoding="utf-8")
     assert "site: " in proc.stderr
+
+
+def test_a_report_of_two_repositories_lists_each_ones_commits_on_its_page(
+    archive: Path, tmp_path: Path
+) -> None:
+    twin = json.loads((archive / f"2026/upstream/{DAY2}.json").read_text(encoding="utf-8"))
+    first = twin["repos"][0]
+    second = json.loads(json.dumps(first))
+    second["name"] = "second"
+    second["anchor"] = "second"
+    for c in second["commits"]:
+        c["analysis"]["importance"] = "high"
+        c["title"] = "Second repository's high commit"
+        c["anchor"] = "second-repositorys-high-commit"
+    twin["repos"].append(second)
+    work = tmp_path / "archive"
+    (work / "2026/both").mkdir(parents=True)
+    (work / f"2026/both/{DAY2}.json").write_text(json.dumps(twin), encoding="utf-8")
+    assert build_site(work, tmp_path / "site", "en").ok
+    page = (tmp_path / "site/repos/second.html").read_text(encoding="utf-8")
+    assert "Second repository&#x27;s high commit" in page
