@@ -36,6 +36,7 @@ from repoherald.config.repos import (
     repo_from_file,
     with_downstream_flags,
 )
+from repoherald.config.site import site_dir
 from repoherald.config.targets import TargetConfig, publish_targets
 from repoherald.errors import UsageError
 from repoherald.llm.settings import LlmSettings
@@ -64,6 +65,9 @@ class Settings:
     pipeline creates their publishers through :mod:`repoherald.publish.registry`."""
     store_url_env: str | None = None
     """``[store] url_env``: the NAME of the variable that may hold a PostgreSQL store's URL."""
+    site_out: Path | None = None
+    """``[site] out``: ``run`` builds the static site there after delivering (None: no site)."""
+    site_lang: Lang | None = None
 
     @property
     def tz(self) -> ZoneInfo:
@@ -166,6 +170,8 @@ def merge_settings(
         repos_from_config=not overrides.repo.repos,
         publish=publish_targets(file_cfg.publish, github),
         store_url_env=file_cfg.store.url_env,
+        site_out=site_dir(file_cfg.site, base),
+        site_lang=file_cfg.site.lang,
     )
 
 
