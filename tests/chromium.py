@@ -140,13 +140,21 @@ class Chromium:
             if v["impact"] in impacts
         ]
 
-    def overflows(self) -> int:
-        """How many CSS pixels the page scrolls sideways (0 when it fits the viewport)."""
-        return int(
-            self.run(
-                "return Math.max(document.documentElement.scrollWidth,"
-                " document.body ? document.body.scrollWidth : 0) - window.innerWidth;"
+    def overflows(self, width: int) -> int:
+        """How many CSS pixels the page is wider than ``width`` (0 when it fits).
+
+        Compared with the emulated width, not ``innerWidth``: a phone zooms out
+        to show a page that is too wide, which stretches ``innerWidth`` with it.
+        """
+        return max(
+            0,
+            int(
+                self.run(
+                    "return Math.max(document.documentElement.scrollWidth,"
+                    " document.body ? document.body.scrollWidth : 0);"
+                )
             )
+            - width,
         )
 
     def screenshot(self, path: Path, *, full_page: bool = True) -> None:

@@ -20,7 +20,8 @@ def crawled(request: pytest.FixtureRequest) -> Crawl:
 
 
 def test_every_link_leads_to_a_page_and_every_anchor_to_an_element(crawled: Crawl) -> None:
-    assert len(crawled.pages) > 1 and crawled.internal_links() > 0
+    assert len(crawled.pages) > 1
+    assert crawled.internal_links() > 0
     assert crawled.problems == []
 
 
@@ -34,7 +35,8 @@ def test_no_page_logs_a_console_error(crawled: Crawl) -> None:
 def test_the_server_was_never_asked_for_a_missing_file(
     http_crawl: Crawl, served: StaticSite
 ) -> None:
-    assert http_crawl.pages and served.missing == []
+    assert http_crawl.pages
+    assert served.missing == []
 
 
 def test_axe_finds_nothing_serious_or_critical(http_crawl: Crawl) -> None:
