@@ -25,8 +25,13 @@ from tests.chromium import Chromium, Violation
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 
 _PAGE_FACTS = """
-const links = [...document.querySelectorAll("a[href]")].map(
-  (a) => [a.getAttribute("href"), a.href]);
+// SVG links (the heat-map's days) have no string .href: resolve the attribute.
+const links = [...document.querySelectorAll("a[href]")].map((a) => {
+  const raw = a.getAttribute("href");
+  let url;
+  try { url = new URL(raw, document.baseURI).href; } catch (e) { url = "invalid:" + raw; }
+  return [raw, url];
+});
 const ids = [...document.querySelectorAll("[id], a[name]")].map((e) => e.id || e.name);
 return {links, ids};
 """
