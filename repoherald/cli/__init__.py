@@ -17,6 +17,7 @@ from repoherald.cli.mark import mark_command
 from repoherald.cli.publish import publish_command
 from repoherald.cli.report import report
 from repoherald.cli.run import run_command
+from repoherald.cli.site import site_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,6 +31,7 @@ cli.add_command(run_command)
 cli.add_command(publish_command)
 cli.add_command(llm_group)
 cli.add_command(mark_command)
+cli.add_command(site_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

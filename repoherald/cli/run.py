@@ -11,9 +11,10 @@ from repoherald.cli.errors import fail_on_errors, setup_logging
 from repoherald.cli.options import cache_options, common_options, day_options, llm_options
 from repoherald.cli.progress import ProgressDisplay
 from repoherald.cli.terminal import say
-from repoherald.config.settings import build_settings
-from repoherald.errors import UsageError
+from repoherald.config.settings import Settings, build_settings
+from repoherald.errors import RepoheraldError, UsageError
 from repoherald.pipeline.service import ServiceResult, Shard, run_all
+from repoherald.site import build_site
 
 
 @click.command("run")
@@ -71,8 +72,28 @@ def run_command(
                 force=force,
             )
     _print_summary(result)
-    if not result.ok:
+    site_ok = _build_site(settings)
+    if not result.ok or not site_ok:
         sys.exit(1)
+
+
+def _build_site(settings: Settings) -> bool:
+    """Build the static site after delivering, when ``[site] out`` is set; False if it failed.
+
+    The reports are already written and delivered, so a site that cannot be
+    built is said and fails the exit status without undoing anything.
+    """
+    if settings.site_out is None:
+        return True
+    try:
+        built = build_site(settings.out_dir, settings.site_out, settings.site_lang or settings.lang)
+    except RepoheraldError as exc:
+        say(f"repoherald: failed: site: {exc}")
+        return False
+    for problem in built.problems:
+        say(f"repoherald: failed: site: {problem.message}")
+    say(f"site: {built.out / 'index.html'}: {len(built.days_built)} day page(s) built")
+    return built.ok
 
 
 def _print_summary(result: ServiceResult) -> None:

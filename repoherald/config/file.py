@@ -24,6 +24,7 @@ from repoherald.config.defaults import (
     Lang,
 )
 from repoherald.config.downstream import check_packages, check_watch, check_web_url
+from repoherald.config.site import SiteSection
 from repoherald.config.templates import template_validator
 from repoherald.errors import ConfigError, UsageError
 from repoherald.llm.settings import LlmSection
@@ -256,6 +257,7 @@ class _ConfigFile(BaseModel):
         description="Where `run` and `publish` deliver each repository-day (any number).",
     )
     github: _GitHubFile = Field(default_factory=_GitHubFile)
+    site: SiteSection = Field(default_factory=SiteSection)
 
 
 def load_config_file(path: Path) -> _ConfigFile:

@@ -36,6 +36,7 @@ from repoherald.config.repos import (
     repo_from_file,
     with_downstream_flags,
 )
+from repoherald.config.site import site_dir
 from repoherald.config.targets import NamedTarget, publish_targets
 from repoherald.errors import UsageError
 from repoherald.llm.settings import LlmSettings
@@ -61,6 +62,9 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
     publish: tuple[NamedTarget, ...] = ()
     """The validated ``[[publish]]`` targets (the archive of ``run`` is not one of them)."""
+    site_out: Path | None = None
+    """``[site] out``: ``run`` builds the static site there after delivering (None: no site)."""
+    site_lang: Lang | None = None
 
     @property
     def tz(self) -> ZoneInfo:
@@ -167,6 +171,8 @@ def merge_settings(
         github=github,
         repos_from_config=not overrides.repo.repos,
         publish=publish_targets(file_cfg.publish, github, require_env=delivery_secrets),
+        site_out=site_dir(file_cfg.site, base),
+        site_lang=file_cfg.site.lang,
     )
 
 

@@ -1,0 +1,168 @@
+"""What the aggregate pages need of one twin, small enough to keep in the manifest.
+
+Home, repository pages, trends and the search index are rebuilt on every
+build from these records, so an unchanged twin is never parsed again: the
+manifest keeps its :class:`DayRecord` beside its hash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from repoherald.render.escape import clean
+
+IMPORTANCES = ("high", "medium", "low")
+
+
+@dataclass(frozen=True, slots=True)
+class CommitRecord:
+    """One commit as the aggregates and the search index see it."""
+
+    repo: str
+    sha: str
+    title: str
+    author: str
+    importance: str
+    change_type: str
+    areas: tuple[str, ...]
+    labels: tuple[str, ...]
+    affects: bool
+    """It breaks, changes or touches the reader's own code (\"Affects your code\")."""
+    anchor: str
+    text: str
+    """What else search finds it by: summary, reasons, API names."""
+
+    def to_json(self) -> list[Any]:
+        return [
+            self.repo,
+            self.sha,
+            self.title,
+            self.author,
+            self.importance,
+            self.change_type,
+            list(self.areas),
+            list(self.labels),
+            int(self.affects),
+            self.anchor,
+            self.text,
+        ]
+
+    @classmethod
+    def from_json(cls, row: list[Any]) -> CommitRecord:
+        return cls(
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            row[5],
+            tuple(row[6]),
+            tuple(row[7]),
+            bool(row[8]),
+            row[9],
+            row[10],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DayRecord:
+    """One twin: its page, day, language, repositories, counts, failures and commits."""
+
+    twin: str
+    page: str
+    date: str
+    lang: str
+    repos: tuple[str, ...]
+    failed: tuple[tuple[str, str], ...]
+    """(repository, error) of each repository the report could not read."""
+    commits: tuple[CommitRecord, ...]
+
+    def count(self, importance: str) -> int:
+        return sum(c.importance == importance for c in self.commits)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "twin": self.twin,
+            "page": self.page,
+            "date": self.date,
+            "lang": self.lang,
+            "repos": list(self.repos),
+            "failed": [list(f) for f in self.failed],
+            "commits": [c.to_json() for c in self.commits],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DayRecord:
+        return cls(
+            data["twin"],
+            data["page"],
+            data["date"],
+            data["lang"],
+            tuple(data["repos"]),
+            tuple((str(a), str(b)) for a, b in data["failed"]),
+            tuple(CommitRecord.from_json(r) for r in data["commits"]),
+        )
+
+
+def affected_shas(repo: dict[str, Any]) -> set[str]:
+    """SHAs listed under "Affects your code" in one repository section of a twin."""
+    downstream = repo.get("downstream") or {}
+    shas = {
+        str(i.get("sha"))
+        for p in downstream.get("projects") or []
+        for i in p.get("impacts") or []
+        if i.get("sha")
+    }
+    shas |= {str(w.get("sha")) for w in downstream.get("watch_hits") or [] if w.get("sha")}
+    return shas
+
+
+def _search_text(commit: dict[str, Any]) -> str:
+    analysis = commit.get("analysis") or {}
+    facts = commit.get("facts") or {}
+    parts = [str(analysis.get("summary") or "")]
+    parts += [str(r) for r in analysis.get("reasons") or []]
+    parts += [str(a.get("name") or "") for a in facts.get("api_changes") or []]
+    return clean(" ".join(p for p in parts if p))
+
+
+def day_record(rel: str, page: str, twin: dict[str, Any]) -> DayRecord:
+    """The record of a parsed twin (raises KeyError/TypeError/ValueError when damaged)."""
+    commits: list[CommitRecord] = []
+    failed: list[tuple[str, str]] = []
+    names: list[str] = []
+    for repo in twin["repos"]:
+        name = clean(str(repo["name"]))
+        names.append(name)
+        if repo.get("error"):
+            failed.append((name, clean(str(repo["error"]))))
+        affects = affected_shas(repo)
+        for c in repo.get("commits") or []:
+            analysis = c.get("analysis") or {}
+            facts = c.get("facts") or {}
+            importance = str(analysis.get("importance") or "low")
+            commits.append(
+                CommitRecord(
+                    repo=name,
+                    sha=str(c["sha"]),
+                    title=clean(str(c.get("title") or "")),
+                    author=clean(str(c.get("author") or "")),
+                    importance=importance if importance in IMPORTANCES else "low",
+                    change_type=str(analysis.get("change_type") or "other"),
+                    areas=tuple(clean(str(a)) for a in facts.get("areas") or ()),
+                    labels=tuple(clean(str(a)) for a in c.get("pr_labels") or ()),
+                    affects=str(c["sha"]) in affects,
+                    anchor=str(c.get("anchor") or ""),
+                    text=_search_text(c),
+                )
+            )
+    return DayRecord(
+        twin=rel,
+        page=page,
+        date=str(twin["date"]),
+        lang=str(twin.get("lang") or "zh"),
+        repos=tuple(names),
+        failed=tuple(failed),
+        commits=tuple(commits),
+    )
