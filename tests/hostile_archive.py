@@ -10,6 +10,7 @@ types and areas to filter by, and words to search for.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,3 +100,13 @@ def build(tmp: Path) -> Archive:
         result = run(settings)
         assert result.ok, result.failures
     return Archive(reports, repo.path)
+
+
+def sha_of(archive: Archive, title: str) -> str:
+    """The SHA of the commit titled ``title``, as the English twins report it."""
+    for day in DAYS:
+        twin = archive.reports / day[:4] / NAME / f"{day}.en.json"
+        for commit in json.loads(twin.read_text("utf-8"))["repos"][0]["commits"]:
+            if commit["title"] == title:
+                return str(commit["sha"])
+    raise LookupError(title)

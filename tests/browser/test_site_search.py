@@ -1,0 +1,99 @@
+"""Search across the archive in the browser: typed, answered from the built index, inert text.
+
+A word only one commit carries finds exactly that commit, and its result
+leads to the commit on its day page; a SHA prefix finds it too; the home
+page's search box lands on the search page with the query in the URL. A
+result made of hostile commit text is shown as text.
+"""
+
+from __future__ import annotations
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests import hostile_archive
+from tests.chromium import Chromium
+from tests.hostile_archive import Archive
+from tests.static_server import StaticSite
+
+_RESULTS = """
+return [...document.querySelectorAll("#search-results li")].map((li) => {
+  const a = li.querySelector("a[href]");
+  return {text: li.innerText, href: a ? a.href : null};
+});
+"""
+
+
+def _search(browser: Chromium, url: str, query: str) -> list[dict[str, str]]:
+    browser.open(url)
+    box = browser.driver.find_element(By.ID, "q")
+    box.clear()
+    box.send_keys(query, Keys.ENTER)
+    WebDriverWait(browser.driver, 30).until(
+        lambda d: (
+            d.find_elements(By.CSS_SELECTOR, "#search-results li")
+            or "0" in d.find_element(By.ID, "search-status").text
+        )
+    )
+    results: list[dict[str, str]] = browser.run(_RESULTS)
+    return results
+
+
+def test_a_word_finds_its_one_commit_and_leads_to_it(browser: Chromium, served: StaticSite) -> None:
+    results = _search(browser, served.url + "search.html", hostile_archive.SEARCH_WORD)
+    assert len(results) >= 1
+    assert all(hostile_archive.SEARCH_TITLE in r["text"] for r in results)
+    target = results[0]["href"]
+    assert target.startswith(served.url)
+    assert "#" in target
+    browser.open(target)
+    anchor = target.split("#", 1)[1]
+    article = browser.driver.find_element(By.ID, anchor)
+    assert hostile_archive.SEARCH_WORD in article.text
+    assert browser.console_errors() == []
+
+
+def test_a_sha_prefix_finds_its_commit(
+    browser: Chromium, served: StaticSite, hostile: Archive
+) -> None:
+    sha = hostile_archive.sha_of(hostile, hostile_archive.SEARCH_TITLE)
+    results = _search(browser, served.url + "search.html", sha[:8])
+    assert results
+    assert all(hostile_archive.SEARCH_TITLE in r["text"] for r in results)
+
+
+def test_search_works_from_disk(browser: Chromium, file_root: str) -> None:
+    results = _search(browser, file_root + "search.html", hostile_archive.SEARCH_WORD)
+    assert results
+    assert all(hostile_archive.SEARCH_TITLE in r["text"] for r in results)
+    assert browser.console_errors() == []
+
+
+def test_the_home_search_box_carries_the_query_to_the_search_page(
+    browser: Chromium, served: StaticSite
+) -> None:
+    browser.open(served.url + "index.html")
+    browser.driver.find_element(By.ID, "home-q").send_keys(hostile_archive.SEARCH_WORD, Keys.ENTER)
+    WebDriverWait(browser.driver, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results li")
+    )
+    assert f"q={hostile_archive.SEARCH_WORD}" in browser.driver.current_url
+    browser.driver.refresh()
+    WebDriverWait(browser.driver, 30).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results li")
+    )
+    results = browser.run(_RESULTS)
+    assert all(hostile_archive.SEARCH_TITLE in r["text"] for r in results)
+
+
+def test_hostile_titles_come_back_from_search_as_text(
+    browser: Chromium, served: StaticSite
+) -> None:
+    results = _search(browser, served.url + "search.html", "harden parser")
+    assert any("<script>alert(1)</script>" in r["text"] for r in results)
+    results = _search(browser, served.url + "search.html", "badges")
+    assert any('onerror="alert(2)"' in r["text"] for r in results)
+    assert browser.dialogs() == []
+    markup = "return document.querySelectorAll('#search-results script, #search-results img');"
+    assert browser.run(markup) == []
