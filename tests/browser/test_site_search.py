@@ -25,14 +25,30 @@ return [...document.querySelectorAll("#search-results li")].map((li) => {
 """
 
 
+# The page searches on load and on every keystroke, so a status can belong to
+# an earlier query: the page has answered once what it shows is what the
+# search function (window.RHSearch.run, the site's documented hook) answers for
+# the text now in the box.
+_SETTLED = """
+const done = arguments[arguments.length - 1];
+const form = document.getElementById("filters");
+const filters = form && window.RHFilters ? window.RHFilters.fromForm(form) : {};
+window.RHSearch.run(document.getElementById("q").value, filters).then((answer) => {
+  const status = document.getElementById("search-status");
+  const shown = [...document.querySelectorAll("#search-results li")].map((li) => li.dataset.result);
+  const wanted = answer.results.map((row) => row[6]);
+  done(status.dataset.count === String(answer.count)
+       && JSON.stringify(shown) === JSON.stringify(wanted));
+}, () => done(false));
+"""
+
+
 def _search(browser: Chromium, url: str, query: str) -> list[dict[str, str]]:
     browser.open(url)
     box = browser.driver.find_element(By.ID, "q")
     box.clear()
     box.send_keys(query, Keys.ENTER)
-    WebDriverWait(browser.driver, 30).until(
-        lambda d: d.find_element(By.ID, "search-status").get_attribute("data-count") is not None
-    )
+    WebDriverWait(browser.driver, 30).until(lambda _: browser.driver.execute_async_script(_SETTLED))
     results: list[dict[str, str]] = browser.run(_RESULTS)
     return results
 
