@@ -15,11 +15,15 @@ import posixpath
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from repoherald.errors import PublishError, UsageError
+from repoherald.i18n import LANGUAGES
+from repoherald.publish.layout import UNTAGGED_LANG
+from repoherald.site import commits_html
 from repoherald.site.aggregate import write_aggregates
 from repoherald.site.assets import write_assets
+from repoherald.site.commits_html import Labels
 from repoherald.site.daypage import day_context
 from repoherald.site.manifest import Entry, load_manifest, save_manifest
 from repoherald.site.pages import render, write_page
@@ -77,24 +81,38 @@ def _read(archive: Path, f: TwinFile, old: Entry | None) -> tuple[Entry, dict[st
     return Entry(digest, f.size, f.mtime_ns, (), record, None), parsed
 
 
-def _siblings(records: list[DayRecord]) -> dict[str, list[DayRecord]]:
-    """The other-language pages of each twin's repository-day, by twin path."""
-    groups: dict[tuple[tuple[str, ...], str], list[DayRecord]] = defaultdict(list)
-    for r in records:
-        groups[(r.repos, r.date)].append(r)
+def _siblings(rels: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """The other-language twins of each twin, by file name: ``(lang, twin path)``.
+
+    The archive names a report in another language than its main one
+    ``<day>.<lang>.json`` beside ``<day>.json`` (:func:`~repoherald.publish.layout.lang_suffix`),
+    so the language switch is known before any twin is parsed and a build
+    never holds more than one parsed twin.
+    """
+    groups: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for rel in rels:
+        stem = rel[: -len(".json")]
+        head, dot, tag = stem.rpartition(".")
+        if dot and tag in LANGUAGES and "/" not in tag:
+            groups[head].append((tag, rel))
+        else:
+            groups[stem].append((UNTAGGED_LANG, rel))
     return {
-        r.twin: sorted((o for o in g if o is not r), key=lambda o: o.lang)
-        for g in groups.values()
-        for r in g
+        rel: sorted(o for o in group if o[1] != rel)
+        for group in groups.values()
+        for _, rel in group
     }
 
 
 def _render_day(
-    out: Path, record: DayRecord, twin: dict[str, Any], others: list[DayRecord]
+    out: Path, record: DayRecord, twin: dict[str, Any], others: list[tuple[str, str]]
 ) -> None:
     page = record.page
     here = posixpath.dirname(page)
-    languages = [{"lang": o.lang, "href": posixpath.relpath(o.page, here or ".")} for o in others]
+    languages = [
+        {"lang": lg, "href": posixpath.relpath(day_page_path(rel), here or ".")}
+        for lg, rel in others
+    ]
     name = record.repos[0] if record.repos else record.twin
     d = day_context(twin)
     text = render(
@@ -110,8 +128,44 @@ def _render_day(
         languages=languages,
         repo_name=name,
         repo_page=posixpath.relpath(repo_page(name), here or "."),
+        html=commits_html,
+        L=Labels(record.lang),
     )
     write_page(out, page, text)
+
+
+def _damaged(entry: Entry) -> Entry:
+    rel = entry.record.twin if entry.record else "?"
+    problem = f"{rel}: its report is damaged: run that day again to rewrite it"
+    return replace(entry, record=None, problem=problem)
+
+
+def _day(
+    archive: Path,
+    out: Path,
+    entry: Entry,
+    twin: dict[str, Any] | None,
+    others: list[tuple[str, str]],
+) -> Literal["built", "current", "damaged"]:
+    """Build the day page of ``entry`` when its twin or its language switch changed.
+
+    Says whether it was ``built``, already ``current``, or its twin turned out ``damaged``.
+    """
+    record = entry.record
+    assert record is not None
+    links = tuple(r for _, r in others)
+    if twin is None and entry.langs == links and (out / record.page).is_file():
+        return "current"
+    if twin is None:
+        again = parse_twin(record.twin, (archive / record.twin).read_bytes())
+        if isinstance(again, TwinProblem):
+            return "damaged"
+        twin = again
+    try:
+        _render_day(out, record, twin, others)
+    except _DAMAGED:
+        return "damaged"
+    return "built"
 
 
 def build_site(archive: Path, out: Path, lang: str = "en") -> SiteResult:
@@ -131,39 +185,27 @@ def build_site(archive: Path, out: Path, lang: str = "en") -> SiteResult:
 
 def _build(archive: Path, out: Path, lang: str) -> SiteResult:
     old = load_manifest(out)
+    files = find_twins(archive)
+    siblings = _siblings([f.rel for f in files])
     entries: dict[str, Entry] = {}
-    parsed: dict[str, dict[str, Any]] = {}
-    for f in find_twins(archive):
-        entry, twin = _read(archive, f, old.get(f.rel))
-        entries[f.rel] = entry
-        if twin is not None:
-            parsed[f.rel] = twin
-    records = [e.record for e in entries.values() if e.record is not None]
-    siblings = _siblings(records)
     built: list[str] = []
-    for rel, entry in sorted(entries.items()):
-        record = entry.record
-        if record is None:
-            continue
-        others = siblings[rel]
-        langs = tuple(o.lang for o in others)
-        if rel not in parsed and entry.langs == langs and (out / record.page).is_file():
-            continue
-        twin = parsed.get(rel)
-        if twin is None:
-            again = parse_twin(rel, (archive / rel).read_bytes())
-            if isinstance(again, TwinProblem):
-                entries[rel] = replace(entry, record=None, problem=again.message)
-                continue
-            twin = again
-        try:
-            _render_day(out, record, twin, others)
-        except _DAMAGED:
-            problem = f"{rel}: its report is damaged: run that day again to rewrite it"
-            entries[rel] = replace(entry, record=None, problem=problem)
-            continue
-        entries[rel] = replace(entry, langs=langs)
-        built.append(rel)
+
+    def day(entry: Entry, twin: dict[str, Any] | None, others: list[tuple[str, str]]) -> Entry:
+        state = _day(archive, out, entry, twin, others)
+        if state == "damaged":
+            return _damaged(entry)
+        if state == "built" and entry.record and entry.record.twin not in built:
+            built.append(entry.record.twin)
+        return replace(entry, langs=tuple(r for _, r in others))
+
+    for f in files:
+        entry, twin = _read(archive, f, old.get(f.rel))
+        entries[f.rel] = day(entry, twin, siblings[f.rel]) if entry.record else entry
+    # A page whose sibling turned out unusable must not link to it.
+    unusable = {rel for rel, e in entries.items() if e.record is None}
+    for rel, entry in list(entries.items()):
+        if entry.record is not None and unusable.intersection(entry.langs):
+            entries[rel] = day(entry, None, [o for o in siblings[rel] if o[1] not in unusable])
     removed = _remove_stale(out, old, entries)
     problems = tuple(TwinProblem(rel, e.problem) for rel, e in sorted(entries.items()) if e.problem)
     records = [e.record for e in entries.values() if e.record is not None]

@@ -18,7 +18,7 @@ from repoherald._version import __version__
 from repoherald.site.records import DayRecord
 
 MANIFEST = ".repoherald-site.json"
-SITE_FORMAT = 1
+SITE_FORMAT = 2
 """Raised whenever a page's layout changes, so every page is built again."""
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from repoherald.render.escape import clean
+from repoherald.site.terms import commit_terms
 
 IMPORTANCES = ("high", "medium", "low")
 
@@ -30,8 +31,9 @@ class CommitRecord:
     affects: bool
     """It breaks, changes or touches the reader's own code (\"Affects your code\")."""
     anchor: str
-    text: str
-    """What else search finds it by: summary, reasons, API names."""
+    terms: str
+    """The words search finds it by (:mod:`repoherald.site.terms`), space-separated: from
+    the title, author, summary, reasons, API names, areas, labels and SHA."""
 
     def to_json(self) -> list[Any]:
         return [
@@ -45,7 +47,7 @@ class CommitRecord:
             list(self.labels),
             int(self.affects),
             self.anchor,
-            self.text,
+            self.terms,
         ]
 
     @classmethod
@@ -142,19 +144,25 @@ def day_record(rel: str, page: str, twin: dict[str, Any]) -> DayRecord:
             analysis = c.get("analysis") or {}
             facts = c.get("facts") or {}
             importance = str(analysis.get("importance") or "low")
+            title = clean(str(c.get("title") or ""))
+            author = clean(str(c.get("author") or ""))
+            areas = tuple(clean(str(a)) for a in facts.get("areas") or ())
+            labels = tuple(clean(str(a)) for a in c.get("pr_labels") or ())
             commits.append(
                 CommitRecord(
                     repo=name,
                     sha=str(c["sha"]),
-                    title=clean(str(c.get("title") or "")),
-                    author=clean(str(c.get("author") or "")),
+                    title=title,
+                    author=author,
                     importance=importance if importance in IMPORTANCES else "low",
                     change_type=str(analysis.get("change_type") or "other"),
-                    areas=tuple(clean(str(a)) for a in facts.get("areas") or ()),
-                    labels=tuple(clean(str(a)) for a in c.get("pr_labels") or ()),
+                    areas=areas,
+                    labels=labels,
                     affects=str(c["sha"]) in affects,
                     anchor=str(c.get("anchor") or ""),
-                    text=_search_text(c),
+                    terms=commit_terms(
+                        str(c["sha"]), title, author, name, _search_text(c), *areas, *labels
+                    ),
                 )
             )
     return DayRecord(

@@ -23,7 +23,6 @@ finds ``attn_backend``.
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -33,8 +32,6 @@ from repoherald.site.pages import write_page
 from repoherald.site.records import CommitRecord
 
 BLOCK = 500
-CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
-_TOKEN = re.compile(f"[{CJK}]+|(?:(?![{CJK}])\\w)+")
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -45,19 +42,6 @@ class Doc:
     href: str
     date: str
     commit: CommitRecord
-
-
-def tokens(text: str) -> set[str]:
-    """The index terms of ``text`` (see the module for the rules ``search.js`` shares)."""
-    out: set[str] = set()
-    for run in _TOKEN.findall(text.lower()):
-        if re.match(f"[{CJK}]", run):
-            out.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
-        else:
-            out.add(run)
-            if "_" in run:
-                out.update(p for p in run.split("_") if p)
-    return out
 
 
 def term_key(term: str) -> str:
@@ -116,10 +100,7 @@ def write_index(out: Path, docs: list[Doc]) -> int:
         area_ids.append(_intern(c.areas, areas))
         label_ids.append(_intern(c.labels, labels))
         affects.append("1" if c.affects else "0")
-        words = " ".join((c.title, c.author, c.repo, c.text, *c.areas, *c.labels))
-        terms = tokens(words)
-        terms.add(c.sha[:12].lower())
-        for term in terms:
+        for term in c.terms.split(" "):
             postings[term].append(n)
     shards: dict[str, dict[str, str]] = defaultdict(dict)
     for term, ids in postings.items():
