@@ -157,16 +157,20 @@ class Chromium:
             - width,
         )
 
-    def screenshot(self, path: Path, *, full_page: bool = True) -> None:
-        """A PNG of the page at the current viewport width (the whole height with ``full_page``)."""
-        params: dict[str, Any] = {"format": "png", "captureBeyondViewport": full_page}
-        if full_page:
-            size = self.run(
-                "return [document.documentElement.scrollWidth,"
-                " document.documentElement.scrollHeight];"
-            )
-            params["clip"] = {"x": 0, "y": 0, "width": size[0], "height": size[1], "scale": 1}
-        shot = self.driver.execute_cdp_cmd("Page.captureScreenshot", params)
+    def screenshot(self, path: Path, *, max_height: int = 3000) -> None:
+        """A PNG of the page at the current viewport width, down to ``max_height`` CSS pixels.
+
+        Beyond the viewport (a person sees more than one screen of it), but
+        capped: a year's day page on a phone is many metres long.
+        """
+        width, height = self.run(
+            "return [window.innerWidth, document.documentElement.scrollHeight];"
+        )
+        clip = {"x": 0, "y": 0, "width": width, "height": min(height, max_height), "scale": 1}
+        shot = self.driver.execute_cdp_cmd(
+            "Page.captureScreenshot",
+            {"format": "png", "captureBeyondViewport": True, "clip": clip},
+        )
         path.write_bytes(base64.b64decode(shot["data"]))
 
 
