@@ -14,9 +14,10 @@ search function, ``window.RHSearch.run``, with ``performance.now()`` around it:
   (search plus drawing the results, its ``data-ms``);
 * **filtered**: a query with importance = high (it also loads the facets).
 
-Each figure is the median over the queries (and, warm, over repeats), with
-the worst query beside it; the target (issue 23) is ≤ 100 ms for a search
-over the whole archive. The warm/cold ratio says how much of a first search
+Each query's figures are printed, then the median over the queries (and,
+warm, over repeats) with the worst beside it; the target (issue 23) is
+≤ 100 ms for a search over the whole archive, checked for the first, the
+typed and the filtered search. The warm/cold ratio says how much of a first search
 is loading the index.
 
 Screenshots of the home page, one day page and the trends page at desktop
@@ -111,6 +112,11 @@ def _time_searches(browser: Chromium, url: str) -> tuple[dict[str, list[float]],
         browser.open(url)
         filtered = browser.driver.execute_async_script(_TIMED, query, {"importance": "high"})
         times["filtered"].append(filtered["ms"])
+        warm = statistics.median(times["warm"][-REPEATS:])
+        print(
+            f"  {query!r:<16} {cold['count']:>6} found   cold {cold['ms']:7.1f}   warm {warm:6.1f}"
+            f"   typed {times['page'][-1]:7.1f}   filtered {filtered['ms']:7.1f} ms"
+        )
         problems += [f"{url} ({query!r}): {e}" for e in browser.console_errors()]
     browser.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
     return times, problems
@@ -160,16 +166,17 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         built = build_site(archive, site, "en")
         print(
-            f"site: {built.pages} day pages built in {time.perf_counter() - t0:.1f} s"
+            f"site: {built.pages} day pages, up to date in {time.perf_counter() - t0:.1f} s"
             " (bench.bench_site measures builds)"
         )
         if not built.ok:
             print(f"build problems: {built.problems}")
             return 1
         with serve(site) as served, chromium() as browser:
-            times, problems = _time_searches(browser, served.url + "search.html")
             print()
             print(f"search over the whole archive in Chromium, {len(QUERIES)} queries:")
+            times, problems = _time_searches(browser, served.url + "search.html")
+            print("medians over the queries:")
             for kind, label in (
                 ("cold", "first search (loads its shards)"),
                 ("warm", f"again, shards loaded (x{REPEATS})"),
@@ -186,12 +193,15 @@ def main(argv: list[str] | None = None) -> int:
             problems += _screenshots(browser, served.url, site, args.screenshots)
             missing = list(served.missing)
         print()
-        worst = max(times["cold"] + times["page"], default=float("inf"))
-        median = statistics.median(times["cold"]) if times["cold"] else float("inf")
-        print(
-            f"target search <= {TARGET_MS:.0f} ms (median, first search)"
-            f"  {'met' if median <= TARGET_MS else 'MISSED'} ({median:.1f} ms; worst {worst:.1f})"
-        )
+        for kind, label in (
+            ("cold", "first search"),
+            ("page", "typed search, drawn"),
+            ("filtered", "filtered search"),
+        ):
+            median = statistics.median(times[kind]) if times[kind] else float("inf")
+            verdict = "met" if median <= TARGET_MS else "MISSED"
+            name = f"{label} <= {TARGET_MS:.0f} ms (median)"
+            print(f"target {name:<42} {verdict} ({median:.1f} ms)")
         problems += [f"the server had no {m}" for m in missing]
         for problem in problems:
             print(f"problem: {problem}")
