@@ -92,3 +92,19 @@ def test_two_filters_combine_in_the_url(browser: Chromium, day_url: dict[str, st
           .map((a) => [a.dataset.importance, JSON.parse(a.dataset.areas)]);"""
     )
     assert all(imp == "medium" and areas[0] in commit_areas for imp, commit_areas in shown)
+
+
+def test_without_javascript_a_filtered_link_still_shows_every_commit(
+    browser: Chromium, day_url: dict[str, str], hostile: Archive
+) -> None:
+    browser.driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": True})
+    try:
+        browser.open(day_url["http"] + "?importance=low")
+        shown = [
+            a.get_attribute("data-importance")
+            for a in browser.driver.find_elements(By.CSS_SELECTOR, "article[data-commit]")
+            if a.is_displayed()
+        ]
+    finally:
+        browser.driver.execute_cdp_cmd("Emulation.setScriptExecutionDisabled", {"value": False})
+    assert sorted(shown) == sorted(_importances(hostile))

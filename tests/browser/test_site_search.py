@@ -2,15 +2,18 @@
 
 A word only one commit carries finds exactly that commit, and its result
 leads to the commit on its day page; a SHA prefix finds it too; the home
-page's search box lands on the search page with the query in the URL. A
-result made of hostile commit text is shown as text.
+page's search box lands on the search page with the query in the URL; a
+filter narrows a search across days and the URL keeps both. A result made
+of hostile commit text is shown as text.
 """
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests import hostile_archive
 from tests.chromium import Chromium
@@ -23,6 +26,15 @@ return [...document.querySelectorAll("#search-results li")].map((li) => {
   return {text: li.innerText, href: a ? a.href : null};
 });
 """
+_SHAS = (
+    "return [...document.querySelectorAll('#search-results li')].map((li) => li.dataset.result);"
+)
+
+
+def _only(shas: list[str]) -> str:
+    """The one SHA shown (results carry the first ten characters)."""
+    assert len(shas) == 1, shas
+    return shas[0][:10]
 
 
 # The page searches on load and on every keystroke, so a status can belong to
@@ -43,12 +55,16 @@ window.RHSearch.run(document.getElementById("q").value, filters).then((answer) =
 """
 
 
+def _settle(browser: Chromium) -> None:
+    WebDriverWait(browser.driver, 30).until(lambda _: browser.driver.execute_async_script(_SETTLED))
+
+
 def _search(browser: Chromium, url: str, query: str) -> list[dict[str, str]]:
     browser.open(url)
     box = browser.driver.find_element(By.ID, "q")
     box.clear()
     box.send_keys(query, Keys.ENTER)
-    WebDriverWait(browser.driver, 30).until(lambda _: browser.driver.execute_async_script(_SETTLED))
+    _settle(browser)
     results: list[dict[str, str]] = browser.run(_RESULTS)
     return results
 
@@ -110,3 +126,23 @@ def test_hostile_titles_come_back_from_search_as_text(
     assert browser.dialogs() == []
     markup = "return document.querySelectorAll('#search-results script, #search-results img');"
     assert browser.run(markup) == []
+
+
+def test_a_filter_narrows_a_search_across_days_and_the_url_keeps_both(
+    browser: Chromium, served: StaticSite, hostile: Archive
+) -> None:
+    both = _search(browser, served.url + "search.html", "parse")
+    days = {hostile_archive.DAYS[0], hostile_archive.DAYS[1]}
+    assert {day for day in days for r in both if day in r["text"]} == days
+
+    Select(browser.driver.find_element(By.NAME, "importance")).select_by_value("high")
+    _settle(browser)
+    high = hostile_archive.sha_of(hostile, "Remove parse from the public API")
+    assert _only(browser.run(_SHAS)) == high[:10]
+    query = parse_qs(urlsplit(browser.driver.current_url).query)
+    assert query == {"q": ["parse"], "importance": ["high"]}
+
+    browser.driver.refresh()
+    _settle(browser)
+    assert _only(browser.run(_SHAS)) == high[:10]
+    assert browser.driver.find_element(By.ID, "q").get_attribute("value") == "parse"
