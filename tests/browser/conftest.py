@@ -27,7 +27,7 @@ def browser() -> Iterator[Chromium]:
         with chromium() as session:
             yield session
     except BrowserMissing as exc:
-        pytest.fail(str(exc), pytrace=False)
+        raise pytest.fail.Exception(str(exc), pytrace=False) from None  # one line, no chain
 
 
 @pytest.fixture(scope="session")
