@@ -12,6 +12,7 @@ home page; it never stops the rest of the site.
 from __future__ import annotations
 
 import posixpath
+import shutil
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,14 +21,14 @@ from typing import Any, Literal
 from repoherald.errors import PublishError, UsageError
 from repoherald.i18n import LANGUAGES
 from repoherald.publish.layout import UNTAGGED_LANG
-from repoherald.site import commits_html
-from repoherald.site.aggregate import write_aggregates
+from repoherald.site import commits_html, recordstore
+from repoherald.site.aggregate import Dirty, write_aggregates
 from repoherald.site.assets import write_assets
 from repoherald.site.commits_html import Labels
 from repoherald.site.daypage import day_context
 from repoherald.site.manifest import Entry, load_manifest, save_manifest
 from repoherald.site.pages import render, write_page
-from repoherald.site.records import DayRecord, day_record
+from repoherald.site.records import DayRecord, DaySummary, day_record, summarize
 from repoherald.site.slugs import repo_page
 from repoherald.site.twins import TwinFile, TwinProblem, find_twins, parse_twin, twin_hash
 
@@ -58,27 +59,28 @@ def day_page_path(twin_rel: str) -> str:
     return twin_rel[: -len(".json")] + ".html"
 
 
-def _read(archive: Path, f: TwinFile, old: Entry | None) -> tuple[Entry, dict[str, Any] | None]:
-    """The manifest entry of ``f`` and, when it must be (re)built, its parsed twin."""
+def _read(
+    archive: Path, f: TwinFile, old: Entry | None
+) -> tuple[Entry, dict[str, Any] | None, DayRecord | None]:
+    """The manifest entry of ``f`` and, when it must be (re)built, its twin and record."""
     if old is not None and old.size == f.size and old.mtime_ns == f.mtime_ns:
-        return old, None
+        return old, None, None
     try:
         data = (archive / f.rel).read_bytes()
     except OSError as exc:
         problem = f"{f.rel}: cannot be read ({exc.strerror}): check its permissions"
-        return Entry("", f.size, f.mtime_ns, (), None, problem), None
+        return Entry("", f.size, f.mtime_ns, (), None, problem), None, None
     digest = twin_hash(data)
     if old is not None and old.hash == digest:
-        return replace(old, size=f.size, mtime_ns=f.mtime_ns), None
+        return replace(old, size=f.size, mtime_ns=f.mtime_ns), None, None
     parsed = parse_twin(f.rel, data)
     if isinstance(parsed, TwinProblem):
-        return Entry(digest, f.size, f.mtime_ns, (), None, parsed.message), None
+        return Entry(digest, f.size, f.mtime_ns, (), None, parsed.message), None, None
     try:
         record = day_record(f.rel, day_page_path(f.rel), parsed)
     except _DAMAGED:
-        problem = f"{f.rel}: its report is damaged: run that day again to rewrite it"
-        return Entry(digest, f.size, f.mtime_ns, (), None, problem), None
-    return Entry(digest, f.size, f.mtime_ns, (), record, None), parsed
+        return _damaged(Entry(digest, f.size, f.mtime_ns, (), None, None), f.rel), None, None
+    return Entry(digest, f.size, f.mtime_ns, (), summarize(record), None), parsed, record
 
 
 def _siblings(rels: list[str]) -> dict[str, list[tuple[str, str]]]:
@@ -105,7 +107,7 @@ def _siblings(rels: list[str]) -> dict[str, list[tuple[str, str]]]:
 
 
 def _render_day(
-    out: Path, record: DayRecord, twin: dict[str, Any], others: list[tuple[str, str]]
+    out: Path, record: DaySummary, twin: dict[str, Any], others: list[tuple[str, str]]
 ) -> None:
     page = record.page
     here = posixpath.dirname(page)
@@ -113,7 +115,7 @@ def _render_day(
         {"lang": lg, "href": posixpath.relpath(day_page_path(rel), here or ".")}
         for lg, rel in others
     ]
-    name = record.repos[0] if record.repos else record.twin
+    name = record.repos[0].name if record.repos else record.twin
     d = day_context(twin)
     text = render(
         "day.html.j2",
@@ -134,10 +136,9 @@ def _render_day(
     write_page(out, page, text)
 
 
-def _damaged(entry: Entry) -> Entry:
-    rel = entry.record.twin if entry.record else "?"
+def _damaged(entry: Entry, rel: str) -> Entry:
     problem = f"{rel}: its report is damaged: run that day again to rewrite it"
-    return replace(entry, record=None, problem=problem)
+    return replace(entry, summary=None, problem=problem)
 
 
 def _day(
@@ -151,7 +152,7 @@ def _day(
 
     Says whether it was ``built``, already ``current``, or its twin turned out ``damaged``.
     """
-    record = entry.record
+    record = entry.summary
     assert record is not None
     links = tuple(r for _, r in others)
     if twin is None and entry.langs == links and (out / record.page).is_file():
@@ -185,47 +186,83 @@ def build_site(archive: Path, out: Path, lang: str = "en") -> SiteResult:
 
 def _build(archive: Path, out: Path, lang: str) -> SiteResult:
     old = load_manifest(out)
+    if not old:
+        shutil.rmtree(out / recordstore.STORE, ignore_errors=True)
     files = find_twins(archive)
     siblings = _siblings([f.rel for f in files])
     entries: dict[str, Entry] = {}
+    fresh: dict[str, DayRecord] = {}
     built: list[str] = []
 
-    def day(entry: Entry, twin: dict[str, Any] | None, others: list[tuple[str, str]]) -> Entry:
+    def day(
+        rel: str, entry: Entry, twin: dict[str, Any] | None, others: list[tuple[str, str]]
+    ) -> Entry:
         state = _day(archive, out, entry, twin, others)
         if state == "damaged":
-            return _damaged(entry)
-        if state == "built" and entry.record and entry.record.twin not in built:
-            built.append(entry.record.twin)
+            fresh.pop(rel, None)
+            return _damaged(entry, rel)
+        if state == "built" and rel not in built:
+            built.append(rel)
         return replace(entry, langs=tuple(r for _, r in others))
 
     for f in files:
-        entry, twin = _read(archive, f, old.get(f.rel))
-        entries[f.rel] = day(entry, twin, siblings[f.rel]) if entry.record else entry
+        entry, twin, record = _read(archive, f, old.get(f.rel))
+        if record is not None:
+            fresh[f.rel] = record
+        entries[f.rel] = day(f.rel, entry, twin, siblings[f.rel]) if entry.summary else entry
     # A page whose sibling turned out unusable must not link to it.
-    unusable = {rel for rel, e in entries.items() if e.record is None}
+    unusable = {rel for rel, e in entries.items() if e.summary is None}
     for rel, entry in list(entries.items()):
-        if entry.record is not None and unusable.intersection(entry.langs):
-            entries[rel] = day(entry, None, [o for o in siblings[rel] if o[1] not in unusable])
+        if entry.summary is not None and unusable.intersection(entry.langs):
+            others = [o for o in siblings[rel] if o[1] not in unusable]
+            entries[rel] = day(rel, entry, None, others)
     removed = _remove_stale(out, old, entries)
+    dirty = _update_store(out, old, entries, fresh)
     problems = tuple(TwinProblem(rel, e.problem) for rel, e in sorted(entries.items()) if e.problem)
-    records = [e.record for e in entries.values() if e.record is not None]
+    summaries = [e.summary for e in entries.values() if e.summary is not None]
     write_assets(out)
-    write_aggregates(out, records, problems, lang)
+    write_aggregates(out, summaries, problems, lang, dirty)
     save_manifest(out, entries)
-    return SiteResult(out, tuple(built), removed, problems, len(records))
+    return SiteResult(out, tuple(built), removed, problems, len(summaries))
+
+
+def _update_store(
+    out: Path, old: dict[str, Entry], entries: dict[str, Entry], fresh: dict[str, DayRecord]
+) -> Dirty:
+    """Put the fresh records in the record store, drop those of twins gone or now unusable;
+    what changed (repositories, months), for the aggregates."""
+    changes: dict[str, dict[str, DayRecord | None]] = defaultdict(dict)
+    for rel, entry in old.items():
+        now = entries.get(rel)
+        if entry.summary is not None and (now is None or now.summary is None or rel in fresh):
+            first = entry.summary.repos[0].name if entry.summary.repos else rel
+            changes[recordstore.bucket(first, entry.summary.date)][rel] = None
+    for rel, record in fresh.items():
+        changes[recordstore.bucket_of(record)][rel] = record
+    loaded: dict[str, dict[str, DayRecord]] = {}
+    for key, change in changes.items():
+        records = recordstore.load(out, key) if old else {}
+        for rel, new in change.items():
+            if new is None:
+                records.pop(rel, None)
+            else:
+                records[rel] = new
+        recordstore.save(out, key, records)
+        loaded[key] = records
+    return Dirty(set(changes), loaded, full=not old)
 
 
 def _remove_stale(out: Path, old: dict[str, Entry], entries: dict[str, Entry]) -> tuple[str, ...]:
     """Delete the pages of twins that are gone (or now unusable)."""
     removed: list[str] = []
     for rel, entry in old.items():
-        if entry.record is None:
+        if entry.summary is None:
             continue
         now = entries.get(rel)
-        if now is not None and now.record is not None:
+        if now is not None and now.summary is not None:
             continue
-        page = out / entry.record.page
+        page = out / entry.summary.page
         if page.is_file():
             page.unlink()
-            removed.append(entry.record.page)
+            removed.append(entry.summary.page)
     return tuple(removed)

@@ -1,8 +1,9 @@
 """The out directory's memory of what it was built from: one entry per twin.
 
 An entry holds the twin's hash (and size and mtime, so an untouched twin is
-not even re-read), the languages its page links to, and either the twin's
-:class:`~repoherald.site.records.DayRecord` or the problem that kept it out.
+not even re-read), the sibling twins its page links to, and either the twin's
+:class:`~repoherald.site.records.DaySummary` or the problem that kept it out
+(its full record is in :mod:`repoherald.site.recordstore`).
 A manifest from another site format or repoherald version is ignored, so
 the next build is a full one.
 """
@@ -15,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from repoherald._version import __version__
-from repoherald.site.records import DayRecord
+from repoherald.site.records import DaySummary
 
 MANIFEST = ".repoherald-site.json"
-SITE_FORMAT = 2
+SITE_FORMAT = 3
 """Raised whenever a page's layout changes, so every page is built again."""
 
 
@@ -30,8 +31,8 @@ class Entry:
     size: int
     mtime_ns: int
     langs: tuple[str, ...]
-    """The other languages its page links to (a new one means the page is built again)."""
-    record: DayRecord | None
+    """The other-language twins its page links to (a change means the page is built again)."""
+    summary: DaySummary | None
     problem: str | None
 
     def to_json(self) -> dict[str, Any]:
@@ -40,19 +41,19 @@ class Entry:
             "size": self.size,
             "mtime_ns": self.mtime_ns,
             "langs": list(self.langs),
-            "record": self.record.to_json() if self.record else None,
+            "summary": self.summary.to_json() if self.summary else None,
             "problem": self.problem,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Entry:
-        record = data.get("record")
+        summary = data.get("summary")
         return cls(
             str(data["hash"]),
             int(data["size"]),
             int(data["mtime_ns"]),
             tuple(data["langs"]),
-            DayRecord.from_json(record) if record else None,
+            DaySummary.from_json(summary) if summary else None,
             data.get("problem"),
         )
 

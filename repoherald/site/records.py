@@ -1,8 +1,10 @@
-"""What the aggregate pages need of one twin, small enough to keep in the manifest.
+"""What the aggregate pages need of one twin, kept so an unchanged twin is never parsed again.
 
-Home, repository pages, trends and the search index are rebuilt on every
-build from these records, so an unchanged twin is never parsed again: the
-manifest keeps its :class:`DayRecord` beside its hash.
+Two sizes: a :class:`DayRecord` has every commit (titles, search terms) and
+is kept in the record store (:mod:`repoherald.site.recordstore`), read only
+for the repositories and months a build changed; a :class:`DaySummary` has
+the numbers of each repository-day (counts, types, areas) and is kept in
+the manifest, read on every build for the home page and the trends.
 """
 
 from __future__ import annotations
@@ -174,3 +176,78 @@ def day_record(rel: str, page: str, twin: dict[str, Any]) -> DayRecord:
         failed=tuple(failed),
         commits=tuple(commits),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class RepoDaySummary:
+    """The numbers of one repository on one day (home page, history, trends)."""
+
+    name: str
+    failed: str
+    counts: tuple[int, int, int]
+    """Commits that are high, medium, low."""
+    affects: int
+    types: dict[str, int]
+    high_areas: dict[str, int]
+    """🔴 commits by their first area ("" when they have none)."""
+
+    def to_json(self) -> list[Any]:
+        return [
+            self.name,
+            self.failed,
+            list(self.counts),
+            self.affects,
+            self.types,
+            self.high_areas,
+        ]
+
+    @classmethod
+    def from_json(cls, row: list[Any]) -> RepoDaySummary:
+        counts = tuple(int(n) for n in row[2])
+        return cls(row[0], row[1], (counts[0], counts[1], counts[2]), int(row[3]), row[4], row[5])
+
+
+@dataclass(frozen=True, slots=True)
+class DaySummary:
+    """One twin's page, day, language and the numbers of each of its repositories."""
+
+    twin: str
+    page: str
+    date: str
+    lang: str
+    repos: tuple[RepoDaySummary, ...]
+
+    def to_json(self) -> list[Any]:
+        return [self.twin, self.page, self.date, self.lang, [r.to_json() for r in self.repos]]
+
+    @classmethod
+    def from_json(cls, row: list[Any]) -> DaySummary:
+        return cls(
+            row[0], row[1], row[2], row[3], tuple(RepoDaySummary.from_json(r) for r in row[4])
+        )
+
+
+def summarize(record: DayRecord) -> DaySummary:
+    """The summary of a record."""
+    repos = []
+    for name in record.repos:
+        commits = [c for c in record.commits if c.repo == name]
+        types: dict[str, int] = {}
+        areas: dict[str, int] = {}
+        for c in commits:
+            types[c.change_type] = types.get(c.change_type, 0) + 1
+            if c.importance == "high":
+                area = c.areas[0] if c.areas else ""
+                areas[area] = areas.get(area, 0) + 1
+        counts = tuple(sum(c.importance == i for c in commits) for i in IMPORTANCES)
+        repos.append(
+            RepoDaySummary(
+                name=name,
+                failed=next((e for n, e in record.failed if n == name), ""),
+                counts=(counts[0], counts[1], counts[2]),
+                affects=sum(c.affects for c in commits),
+                types=types,
+                high_areas=areas,
+            )
+        )
+    return DaySummary(record.twin, record.page, record.date, record.lang, tuple(repos))

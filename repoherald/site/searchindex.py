@@ -1,28 +1,31 @@
 """The client-side search index: written at build time, read by ``search.js``.
 
 No server and no ``fetch()`` (which ``file://`` forbids): every index file is
-a script that hands its data to the global ``RHS`` object. A search loads
-only what it needs:
+a script that hands its data to the global ``RHS`` object. The index is cut
+into one *segment* per month, so a new day rewrites its month only;
+``search/index.js`` lists the segments, newest first. In each segment
+``search/<YYYY-MM>/``, a search loads only what it needs:
 
-* ``search/meta.js`` — repositories, types, areas, labels, shard counts;
-* ``search/t-<key>.js`` — the inverted index for terms starting with one
-  character (``key``: the character, or ``u`` and a hex bucket for others),
-  as base-36 deltas of document numbers; a query loads one per word;
-* ``search/docs-<n>.js`` — the documents (link, title, repository, day,
-  importance, type, SHA, author) in blocks of :data:`BLOCK`, loaded only for
-  the results shown;
-* ``search/facets.js`` — importance, type, areas, labels and "affects your
-  code" of every document, loaded only when a filter is set.
+* ``meta.js`` — the segment's repositories, types, areas, labels and shards;
+* ``t-<key>.js`` — the inverted index for terms starting with one character
+  (``key``: the character, or ``u`` and a hex bucket for others), as base-36
+  deltas of document numbers; a query loads one per word and segment;
+* ``docs-<n>.js`` — the documents (page, anchor, title, repository,
+  importance, type, SHA, author; pages, repositories, types and authors as
+  numbers into ``meta.js``) in blocks of :data:`BLOCK`, loaded only for the results
+  shown;
+* ``facets.js`` — importance, type, areas, labels and "affects your code" of
+  every document, loaded only when a filter is set.
 
-Documents are numbered newest first. Words are runs of letters, digits and
-``_`` (lower-cased); CJK text is indexed by overlapping pairs of characters,
-as ``search.js`` splits a query. Words are matched by prefix, so ``attn``
+Documents are numbered newest first within a segment. Words are those of
+:mod:`repoherald.site.terms`; they are matched by prefix, so ``attn``
 finds ``attn_backend``.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -37,9 +40,9 @@ _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 @dataclass(frozen=True, slots=True)
 class Doc:
-    """One searchable commit and the page (with anchor) it is shown on."""
+    """One searchable commit and the day page it is shown on."""
 
-    href: str
+    page: str
     date: str
     commit: CommitRecord
 
@@ -50,9 +53,13 @@ def term_key(term: str) -> str:
     return ch if ("a" <= ch <= "z" or "0" <= ch <= "9") else "u" + format(ord(ch) % 64, "x")
 
 
+_SMALL: list[str] = [a + b for a in ("", *_B36[1:]) for b in _B36]
+"""Base 36 of 0…1295: nearly every delta of a posting list."""
+
+
 def _b36(n: int) -> str:
-    if n == 0:
-        return "0"
+    if n < len(_SMALL):
+        return _SMALL[n]
     digits = []
     while n:
         n, r = divmod(n, 36)
@@ -70,12 +77,24 @@ def _intern(values: Iterable[str], table: dict[str, int]) -> list[int]:
     return [table.setdefault(v, len(table)) for v in values]
 
 
-def write_index(out: Path, docs: list[Doc]) -> int:
-    """Write every index file under ``out/search`` (removing outdated shards); total bytes."""
+def write_root(out: Path, segments: list[str]) -> None:
+    """``search/index.js``: the segments, newest first; remove those no longer listed."""
+    folder = out / "search"
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.iterdir():
+        if stale.is_dir() and stale.name not in segments:
+            shutil.rmtree(stale)
+    write_page(out, "search/index.js", _script("index", segments))
+
+
+def write_segment(out: Path, segment: str, docs: list[Doc]) -> int:
+    """Write one segment's files under ``out/search/<segment>``; their total bytes."""
     repos: dict[str, int] = {}
     types: dict[str, int] = {}
     areas: dict[str, int] = {}
     labels: dict[str, int] = {}
+    pages: dict[tuple[str, str], int] = {}
+    authors: dict[str, int] = {}
     postings: dict[str, list[int]] = defaultdict(list)
     blocks: list[list[list[object]]] = []
     imp, kind, area_ids, label_ids, affects = [], [], [], [], []
@@ -85,18 +104,18 @@ def write_index(out: Path, docs: list[Doc]) -> int:
             blocks.append([])
         blocks[-1].append(
             [
-                doc.href,
+                pages.setdefault((doc.page, doc.date), len(pages)),
+                c.anchor,
                 c.title,
-                _intern([c.repo], repos)[0],
-                doc.date,
+                repos.setdefault(c.repo, len(repos)),
                 c.importance[0],
-                _intern([c.change_type], types)[0],
+                types.setdefault(c.change_type, len(types)),
                 c.sha[:10],
-                c.author,
+                authors.setdefault(c.author, len(authors)),
             ]
         )
         imp.append(c.importance[0])
-        kind.append(_intern([c.change_type], types)[0])
+        kind.append(types[c.change_type])
         area_ids.append(_intern(c.areas, areas))
         label_ids.append(_intern(c.labels, labels))
         affects.append("1" if c.affects else "0")
@@ -113,12 +132,15 @@ def write_index(out: Path, docs: list[Doc]) -> int:
     files: dict[str, str] = {
         "meta.js": _script(
             "meta",
+            segment,
             {
                 "count": len(docs),
                 "block": BLOCK,
                 "blocks": len(blocks),
                 "terms": sorted(shards),
                 "repos": list(repos),
+                "pages": [list(p) for p in pages],
+                "authors": list(authors),
                 "types": list(types),
                 "areas": list(areas),
                 "labels": list(labels),
@@ -126,6 +148,7 @@ def write_index(out: Path, docs: list[Doc]) -> int:
         ),
         "facets.js": _script(
             "facets",
+            segment,
             {
                 "imp": "".join(imp),
                 "type": kind,
@@ -136,16 +159,16 @@ def write_index(out: Path, docs: list[Doc]) -> int:
         ),
     }
     for i, block in enumerate(blocks):
-        files[f"docs-{i}.js"] = _script("docs", i, block)
+        files[f"docs-{i}.js"] = _script("docs", segment, i, block)
     for key, shard in shards.items():
-        files[f"t-{key}.js"] = _script("terms", key, dict(sorted(shard.items())))
-    folder = out / "search"
+        files[f"t-{key}.js"] = _script("terms", segment, key, dict(sorted(shard.items())))
+    folder = out / "search" / segment
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.iterdir():
         if stale.name not in files and stale.suffix == ".js":
             stale.unlink()
     total = 0
     for name, text in files.items():
-        write_page(out, f"search/{name}", text)
+        write_page(out, f"search/{segment}/{name}", text)
         total += len(text.encode("utf-8"))
     return total

@@ -1,6 +1,6 @@
 """Weekly trends: commits by change type, 🔴 by area, what affected your code.
 
-Counted from the commit records and drawn at build time as SVG stacked bars
+Counted from the day summaries (no commit is read) and drawn at build time as SVG stacked bars
 (readable without JavaScript), each with a ``<table>`` of the same numbers
 for screen readers and for copying.
 """
@@ -11,10 +11,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
+from html import escape
 
 from markupsafe import Markup
-
-from repoherald.site.records import CommitRecord
 
 BAR = 14
 HEIGHT = 120
@@ -48,45 +47,49 @@ def _weeks(days: Iterable[date]) -> tuple[date, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True, slots=True)
+class DayNumbers:
+    """What one repository-day adds to the trends."""
+
+    day: date
+    types: dict[str, int]
+    high_areas: dict[str, int]
+    affects: int
+
+
 def charts(
-    commits: list[tuple[date, CommitRecord]],
+    days: list[DayNumbers],
     titles: dict[str, str],
     type_name: Callable[[str], str],
     other: str,
 ) -> list[Chart]:
-    """The three charts of a set of (report day, commit)."""
-    weeks = _weeks(d for d, _ in commits)
+    """The three charts of a set of repository-days."""
+    weeks = _weeks(d.day for d in days)
     index = {w: i for i, w in enumerate(weeks)}
     by_type: dict[str, list[int]] = {}
     by_area: dict[str, list[int]] = {}
     affects = [0] * len(weeks)
-    areas = Counter(c.areas[0] if c.areas else other for _, c in commits if c.importance == "high")
+    areas: Counter[str] = Counter()
+    for d in days:
+        for area, n in d.high_areas.items():
+            areas[area or other] += n
     top = {a for a, _ in areas.most_common(TOP_AREAS)}
-    for day, c in commits:
-        i = index[week_of(day)]
-        by_type.setdefault(c.change_type, [0] * len(weeks))[i] += 1
-        if c.importance == "high":
-            area = c.areas[0] if c.areas else other
-            by_area.setdefault(area if area in top else other, [0] * len(weeks))[i] += 1
-        if c.affects:
-            affects[i] += 1
+    for d in days:
+        i = index[week_of(d.day)]
+        for ty, n in d.types.items():
+            by_type.setdefault(ty, [0] * len(weeks))[i] += n
+        for area, n in d.high_areas.items():
+            key = area or other
+            by_area.setdefault(key if key in top else other, [0] * len(weeks))[i] += n
+        affects[i] += d.affects
     return [
-        Chart(
-            "types",
-            titles["types"],
-            weeks,
-            tuple((k, type_name(k), tuple(v)) for k, v in sorted(by_type.items())),
-        ),
-        Chart(
-            "high",
-            titles["high"],
-            weeks,
-            tuple((k, k, tuple(v)) for k, v in sorted(by_area.items(), key=last(other))),
-        ),
-        Chart(
-            "affects", titles["affects"], weeks, (("affects", titles["affects"], tuple(affects)),)
-        ),
-    ]
+        Chart("types", titles["types"], weeks,
+              tuple((k, type_name(k), tuple(v)) for k, v in sorted(by_type.items()))),
+        Chart("high", titles["high"], weeks,
+              tuple((k, k, tuple(v)) for k, v in sorted(by_area.items(), key=last(other)))),
+        Chart("affects", titles["affects"], weeks,
+              (("affects", titles["affects"], tuple(affects)),)),
+    ]  # fmt: skip
 
 
 def last(other: str) -> Callable[[tuple[str, list[int]]], tuple[bool, str]]:
@@ -99,56 +102,43 @@ def svg(chart: Chart) -> Markup:
     n = len(chart.weeks)
     totals = [sum(s[2][i] for s in chart.series) for i in range(n)]
     top = max(totals, default=0) or 1
+    title = escape(chart.title)
     parts = [
-        Markup(
-            '<svg class="chart" role="img" viewBox="0 0 {w} {h}" width="100%" height="{h}"'
-            ' preserveAspectRatio="none" aria-label="{t}" data-chart="{k}"><title>{t}</title>'
-        ).format(w=max(n, 1) * BAR, h=HEIGHT, t=chart.title, k=chart.key)
+        f'<svg class="chart" role="img" viewBox="0 0 {max(n, 1) * BAR} {HEIGHT}" width="100%"'
+        f' height="{HEIGHT}" preserveAspectRatio="none" aria-label="{title}"'
+        f' data-chart="{escape(chart.key)}"><title>{title}</title>'
     ]
+    labels = [escape(label) for _, label, _v in chart.series]
     for i, week in enumerate(chart.weeks):
         y = float(HEIGHT)
-        for j, (_, label, values) in enumerate(chart.series):
+        for j, (_, _label, values) in enumerate(chart.series):
             v = values[i]
             if not v:
                 continue
             h = v * HEIGHT / top
             y -= h
             parts.append(
-                Markup(
-                    '<rect x="{x}" y="{y:.1f}" width="{w}" height="{h:.1f}" class="s{c}">'
-                    "<title>{week}: {label} {v}</title></rect>"
-                ).format(
-                    x=i * BAR,
-                    y=y,
-                    w=BAR - 2,
-                    h=h,
-                    c=j % PALETTE,
-                    week=week.isoformat(),
-                    label=label,
-                    v=v,
-                )
+                f'<rect x="{i * BAR}" y="{y:.1f}" width="{BAR - 2}" height="{h:.1f}"'
+                f' class="s{j % PALETTE}"><title>{week}: {labels[j]} {v}</title></rect>'
             )
-    parts.append(Markup("</svg>"))
-    legend = Markup("").join(
-        Markup('<li><span class="swatch s{c}"></span>{label}</li>').format(
-            c=j % PALETTE, label=label
-        )
-        for j, (_, label, _v) in enumerate(chart.series)
+    parts.append("</svg>")
+    legend = "".join(
+        f'<li><span class="swatch s{j % PALETTE}"></span>{label}</li>'
+        for j, label in enumerate(labels)
     )
-    return Markup("").join(parts) + Markup('<ul class="legend">{}</ul>').format(legend)
+    return Markup("".join(parts) + f'<ul class="legend">{legend}</ul>')
 
 
 def table(chart: Chart, week_label: str) -> Markup:
     """The chart's numbers as a table: a row per week, a column per series."""
-    head = Markup("").join(Markup('<th scope="col">{}</th>').format(s[1]) for s in chart.series)
-    rows = Markup("").join(
-        Markup('<tr><th scope="row">{w}</th>{cells}</tr>').format(
-            w=week.isoformat(),
-            cells=Markup("").join(Markup("<td>{}</td>").format(s[2][i]) for s in chart.series),
-        )
+    head = "".join(f'<th scope="col">{escape(s[1])}</th>' for s in chart.series)
+    rows = "".join(
+        f'<tr><th scope="row">{week}</th>'
+        + "".join(f"<td>{s[2][i]}</td>" for s in chart.series)
+        + "</tr>"
         for i, week in enumerate(chart.weeks)
     )
     return Markup(
-        '<table class="numbers" data-table="{k}"><thead><tr><th scope="col">{wl}</th>{head}</tr>'
-        "</thead><tbody>{rows}</tbody></table>"
-    ).format(k=chart.key, wl=week_label, head=head, rows=rows)
+        f'<table class="numbers" data-table="{escape(chart.key)}"><thead><tr>'
+        f'<th scope="col">{escape(week_label)}</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    )

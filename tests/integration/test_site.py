@@ -13,7 +13,6 @@ import pytest
 
 from repoherald.render.invisible import INVISIBLE
 from repoherald.site import build_site
-from repoherald.site.manifest import MANIFEST
 from repoherald.site.searchindex import term_key
 from repoherald.site.terms import tokens
 from tests.gitfixture import run_repoherald
@@ -140,20 +139,22 @@ def test_pages_show_what_the_report_says(built: Path) -> None:
 
 
 def test_search_index_finds_titles_authors_shas_and_reasons(built: Path) -> None:
-    meta = (built / "search/meta.js").read_text(encoding="utf-8")
-    assert '"count":4' in meta
+    segment = built / "search/2026-08"
+    assert (built / "search/index.js").read_text(encoding="utf-8") == 'RHS.index(["2026-08"]);\n'
+    assert '"count":4' in (segment / "meta.js").read_text(encoding="utf-8")
 
     def shard(term: str) -> dict[str, str]:
-        text = (built / f"search/t-{term_key(term)}.js").read_text(encoding="utf-8")
-        body = text[text.index(",") + 1 : text.rindex(")")]
+        text = (segment / f"t-{term_key(term)}.js").read_text(encoding="utf-8")
+        body = text[text.index("{") : text.rindex(")")]
         result: dict[str, str] = json.loads(body)
         return result
 
     assert "attention_backend" in shard("attention") and "backend" in shard("backend")
-    for path in (built / "search").iterdir():  # no e-mail address reaches the index
+    assert "eve" in shard("eve")  # the author
+    for path in segment.iterdir():  # no e-mail address reaches the index
         assert "@example.com" not in path.read_text(encoding="utf-8"), path
-    twin = json.loads((built.parent / "site").joinpath(MANIFEST).read_text(encoding="utf-8"))
-    sha = twin["twins"][f"2026/upstream/{DAY2}.json"]["record"]["commits"][0][1]
+    store = json.loads((built / ".repoherald-site/upstream@2026-08.json").read_text("utf-8"))
+    sha = store[f"2026/upstream/{DAY2}.json"]["commits"][0][1]
     assert sha[:12] in shard(sha[:12])
     assert tokens("注意力机制") == {"注意", "意力", "力机", "机制"}
 

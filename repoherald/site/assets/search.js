@@ -6,13 +6,18 @@
   var TOKEN = new RegExp("[" + CJK + "]+|(?:(?![" + CJK + "])[\\p{L}\\p{N}\\p{M}_])+", "gu");
   var ISCJK = new RegExp("^[" + CJK + "]");
   var LIMIT = 100;
-  var data = { meta: null, terms: {}, docs: {}, facets: null };
+  var data = { index: null, seg: {} };
   var waiting = {};
+  function seg(id) {
+    if (!data.seg[id]) { data.seg[id] = { meta: null, terms: {}, docs: {}, facets: null }; }
+    return data.seg[id];
+  }
   window.RHS = {
-    meta: function (m) { data.meta = m; },
-    terms: function (k, t) { data.terms[k] = t; },
-    docs: function (i, rows) { data.docs[i] = rows; },
-    facets: function (f) { data.facets = f; }
+    index: function (ids) { data.index = ids; },
+    meta: function (id, m) { seg(id).meta = m; },
+    terms: function (id, k, t) { seg(id).terms[k] = t; },
+    docs: function (id, i, rows) { seg(id).docs[i] = rows; },
+    facets: function (id, f) { seg(id).facets = f; }
   };
   var root = document.body.getAttribute("data-root") || "";
   function load(name) {
@@ -47,19 +52,19 @@
     var n = 0;
     s.split(",").forEach(function (d) { n += parseInt(d, 36); into.add(n); });
   }
-  function idsFor(token) {
-    var key = termKey(token);
-    if (data.meta.terms.indexOf(key) < 0) { return Promise.resolve(new Set()); }
-    return load("t-" + key + ".js").then(function () {
-      var found = new Set(), shard = data.terms[key];
+  function idsFor(id, token) {
+    var key = termKey(token), sg = seg(id);
+    if (sg.meta.terms.indexOf(key) < 0) { return Promise.resolve(new Set()); }
+    return load(id + "/t-" + key + ".js").then(function () {
+      var found = new Set(), shard = sg.terms[key];
       Object.keys(shard).forEach(function (term) {
         if (term.lastIndexOf(token, 0) === 0) { decode(shard[term], found); }
       });
       return found;
     });
   }
-  function filtered(ids, f) {
-    var fx = data.facets, m = data.meta;
+  function filtered(id, ids, f) {
+    var sg = seg(id), fx = sg.facets, m = sg.meta;
     var type = f.type ? m.types.indexOf(f.type) : -1;
     var area = f.area ? m.areas.indexOf(f.area) : -1;
     var label = f.label ? m.labels.indexOf(f.label) : -1;
@@ -72,36 +77,52 @@
       return true;
     });
   }
-  /* The search itself: resolves to {count, results: [doc rows]} (used by the page and tests). */
+  /* One segment (a month): the matching document numbers, newest first. */
+  function searchSegment(id, words, f, anyFilter) {
+    return load(id + "/meta.js").then(function () {
+      var sets = words.length ? Promise.all(words.map(function (w) { return idsFor(id, w); })) : null;
+      return Promise.all([sets, anyFilter ? load(id + "/facets.js") : null]);
+    }).then(function (got) {
+      var sets = got[0], ids;
+      if (sets === null) {
+        ids = [];
+        for (var i = 0; i < seg(id).meta.count; i++) { ids.push(i); }
+      } else {
+        sets.sort(function (a, b) { return a.size - b.size; });
+        ids = Array.from(sets[0]).filter(function (n) {
+          return sets.every(function (s) { return s.has(n); });
+        });
+        ids.sort(function (a, b) { return a - b; });
+      }
+      return anyFilter ? filtered(id, ids, f) : ids;
+    });
+  }
+  function row(id, n) {
+    var m = seg(id).meta, r = seg(id).docs[Math.floor(n / m.block)][n % m.block];
+    var page = m.pages[r[0]];
+    return { href: page[0] + "#" + r[1], title: r[2], repo: m.repos[r[3]], date: page[1],
+      importance: r[4], type: m.types[r[5]], sha: r[6], author: m.authors[r[7]] };
+  }
+  /* The search itself: resolves to {count, results: [rows]} (used by the page and tests). */
   function run(query, f) {
     f = f || {};
     var words = tokens(query || "");
     var anyFilter = f.importance || f.type || f.area || f.label || f.affects;
-    return load("meta.js").then(function () {
-      if (!words.length && !anyFilter) { return null; }
-      var sets = words.length ? Promise.all(words.map(idsFor)) : Promise.resolve(null);
-      return Promise.all([sets, anyFilter ? load("facets.js") : null]);
-    }).then(function (got) {
-      if (got === null) { return { count: 0, results: [], empty: true }; }
-      var sets = got[0], ids;
-      if (sets === null) {
-        ids = [];
-        for (var i = 0; i < data.meta.count; i++) { ids.push(i); }
-      } else {
-        sets.sort(function (a, b) { return a.size - b.size; });
-        ids = Array.from(sets[0]).filter(function (id) {
-          return sets.every(function (s) { return s.has(id); });
-        });
-        ids.sort(function (a, b) { return a - b; });
-      }
-      if (anyFilter) { ids = filtered(ids, f); }
-      var shown = ids.slice(0, LIMIT);
-      var blocks = Array.from(new Set(shown.map(function (id) { return Math.floor(id / data.meta.block); })));
-      return Promise.all(blocks.map(function (b) { return load("docs-" + b + ".js"); })).then(function () {
-        return {
-          count: ids.length,
-          results: shown.map(function (id) { return data.docs[Math.floor(id / data.meta.block)][id % data.meta.block]; })
-        };
+    if (!words.length && !anyFilter) { return Promise.resolve({ count: 0, results: [], empty: true }); }
+    return load("index.js").then(function () {
+      return Promise.all(data.index.map(function (id) { return searchSegment(id, words, f, anyFilter); }));
+    }).then(function (perSegment) {
+      var count = 0, shown = [];
+      perSegment.forEach(function (ids, k) {
+        count += ids.length;
+        ids.forEach(function (n) { if (shown.length < LIMIT) { shown.push([data.index[k], n]); } });
+      });
+      var blocks = {};
+      shown.forEach(function (p) {
+        blocks[p[0] + "/docs-" + Math.floor(p[1] / seg(p[0]).meta.block) + ".js"] = true;
+      });
+      return Promise.all(Object.keys(blocks).map(load)).then(function () {
+        return { count: count, results: shown.map(function (p) { return row(p[0], p[1]); }) };
       });
     });
   }
@@ -114,15 +135,15 @@
     status.setAttribute("data-count", String(res.count));
     if (res.empty) { status.textContent = ""; return; }
     status.textContent = res.count + (res.count > res.results.length ? " (" + res.results.length + ")" : "");
-    res.results.forEach(function (row) {
+    res.results.forEach(function (r) {
       var li = document.createElement("li"), a = document.createElement("a");
-      li.setAttribute("data-result", row[6]);
-      a.href = root + row[0];
-      a.textContent = row[1];
+      li.setAttribute("data-result", r.sha);
+      a.href = root + r.href;
+      a.textContent = r.title;
       var where = document.createElement("div");
       where.className = "where";
-      var imp = { h: "🔴", m: "🟡", l: "🟢" }[row[4]] || "";
-      where.textContent = imp + " " + data.meta.repos[row[2]] + " · " + row[3] + " · " + data.meta.types[row[5]] + " · " + row[6].slice(0, 7) + " · " + row[7];
+      var imp = { h: "🔴", m: "🟡", l: "🟢" }[r.importance] || "";
+      where.textContent = imp + " " + r.repo + " · " + r.date + " · " + r.type + " · " + r.sha.slice(0, 7) + " · " + r.author;
       li.appendChild(a); li.appendChild(where); list.appendChild(li);
     });
   }
