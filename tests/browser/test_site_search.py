@@ -48,7 +48,7 @@ const filters = form && window.RHFilters ? window.RHFilters.fromForm(form) : {};
 window.RHSearch.run(document.getElementById("q").value, filters).then((answer) => {
   const status = document.getElementById("search-status");
   const shown = [...document.querySelectorAll("#search-results li")].map((li) => li.dataset.result);
-  const wanted = answer.results.map((row) => row[6]);
+  const wanted = answer.results.map((result) => result.sha);
   done(status.dataset.count === String(answer.count)
        && JSON.stringify(shown) === JSON.stringify(wanted));
 }, () => done(false));
