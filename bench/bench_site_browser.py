@@ -17,7 +17,9 @@ search function, ``window.RHSearch.run``, with ``performance.now()`` around it:
 Each query's figures are printed, then the median over the queries (and,
 warm, over repeats) with the worst beside it; the target (issue 23) is
 ≤ 100 ms for a search over the whole archive, checked for the first, the
-typed and the filtered search. The warm/cold ratio says how much of a first search
+typed and the filtered search. Beside each query: how many index files and
+bytes its first search loaded (the page's own load included), which does not
+depend on how busy the machine is. The warm/cold ratio says how much of a first search
 is loading the index.
 
 Screenshots of the home page, one day page and the trends page at desktop
@@ -74,6 +76,11 @@ window.RHSearch.run(query, filters).then(
   (error) => done({ms: -1, count: -1, error: String(error)}));
 """
 
+_LOADED = """
+const index = performance.getEntriesByType("resource").filter((e) => e.name.includes("/search/"));
+return [index.length, index.reduce((sum, e) => sum + e.encodedBodySize, 0)];
+"""
+
 _TYPED = """
 const [query, done] = arguments;
 const status = document.getElementById("search-status");
@@ -105,6 +112,7 @@ def _time_searches(browser: Chromium, url: str) -> tuple[dict[str, list[float]],
             problems.append(f"search {query!r}: {cold.get('error') or 'found nothing'}")
             continue
         times["cold"].append(cold["ms"])
+        files, size = browser.run(_LOADED)
         for _ in range(REPEATS):
             times["warm"].append(browser.driver.execute_async_script(_TIMED, query, {})["ms"])
         browser.open(url)
@@ -116,6 +124,7 @@ def _time_searches(browser: Chromium, url: str) -> tuple[dict[str, list[float]],
         print(
             f"  {query!r:<16} {cold['count']:>6} found   cold {cold['ms']:7.1f}   warm {warm:6.1f}"
             f"   typed {times['page'][-1]:7.1f}   filtered {filtered['ms']:7.1f} ms"
+            f"   (first loads {files} index files, {size / 1024:.0f} KiB)"
         )
         problems += [f"{url} ({query!r}): {e}" for e in browser.console_errors()]
     browser.driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
