@@ -61,13 +61,19 @@ def _facts(shape: dict[str, Any], rng: random.Random) -> Facts:
         )
         for f in (shape.get("files") or [])[:40]
     )
-    areas = tuple(dict.fromkeys(f.path.split("/", 1)[0] if "/" in f.path else "(root)" for f in files))
+    areas = tuple(
+        dict.fromkeys(f.path.split("/", 1)[0] if "/" in f.path else "(root)" for f in files)
+    )
     apis = tuple(
-        ApiChange(path=f.path, name=f"{f.path.rsplit('/', 1)[-1].split('.')[0]}_{rng.randint(1, 40)}",
-                  kind="function", change=rng.choice(("added", "removed", "signature")))
+        ApiChange(
+            path=f.path,
+            name=f"{f.path.rsplit('/', 1)[-1].split('.')[0]}_{rng.randint(1, 40)}",
+            kind="function",
+            change=rng.choice(("added", "removed", "signature")),
+        )
         for f in files[:2]
         if f.path.endswith(".py")
-    )  # fmt: skip
+    )
     return Facts(
         files=files,
         added=sum(f.added for f in files),
@@ -158,7 +164,9 @@ def add_day(out: Path, repo: int, day: date, per_day: int = 27, seed: int = 24) 
 def _write_day(
     out: Path, name: str, day: date, begin: datetime, entries: tuple[Entry, ...], rng: random.Random
 ) -> None:
-    section = RepoSection(name, "main", f"https://github.com/example/{name}", entries, identity=name)
+    section = RepoSection(
+        name, "main", f"https://github.com/example/{name}", entries, identity=name
+    )
     report = DayReport(
         day=day, tz_name="UTC", start=begin, end=begin + timedelta(days=1), lang="en",
         sections=(section,), analysers=("rules/9",), generated_at=begin + timedelta(days=1),
@@ -188,7 +196,8 @@ def _downstream(commits: list[dict[str, Any]]) -> dict[str, Any]:
                 "name": "my-plugin", "path": "my-plugin", "files": 120, "lines": 30_000,
                 "not_checked": 0, "excluded": [], "note": "",
                 "impacts": [
-                    {"kind": "breaks", "reason_code": "ds.code.removed", "reason": "a name you import is gone",
+                    {"kind": "breaks", "reason_code": "ds.code.removed",
+                     "reason": "a name you import is gone",
                      "upstream": "vllm.x", "replacement": "", "detail": "", "detail_message": "",
                      "path": "my_plugin/a.py", "line": 3, "url": None, "upstream_path": "",
                      "upstream_line": 0, "sha": c["sha"], "commit_anchor": c["anchor"]}

@@ -9,7 +9,7 @@ place the site parses them) and writes, incrementally (:mod:`.manifest`):
                                 where the twin lies in the archive: ``2026/vllm/2026-08-20.en.html``
 ``repos/<name>.html``           a repository's history, 🔴 and "affects your code" across days
 ``repos/<name>.trends.html``    its weekly trends; ``trends.html``: every repository's
-``search.html``, ``search/*``   client-side search and its index (:mod:`.searchindex`)
+``search.html``, ``search/``    client-side search, its index by month (:mod:`.searchindex`)
 ``assets/``                     ``site.css``, ``site.js`` (filters), ``search.js``
 ==============================  ===============================================
 
@@ -28,7 +28,8 @@ Stable hooks for browser tests (kept across versions):
   ``data-affects`` (``1``/``0``); hidden ones get the ``hidden`` attribute;
   ``output#filter-count`` counts the shown rows.
 * day page: ``section.repo[data-repo]``, ``article.commit#<anchor>`` per commit
-  (the Markdown report's anchors), ``table.commits`` rows linking to them.
+  (the Markdown report's anchors) holding ``span#c-<first 10 digits of the SHA>``
+  (where search results link), ``table.commits`` rows linking to them.
 * home: ``section#heat svg.heatmap`` (``rect[data-date][data-commits][data-high]``),
   ``section#problems li[data-problem]`` (one per unusable twin),
   ``.repo-card[data-repo] a[data-repo-link]``, ``a[data-day-link]``,
@@ -37,8 +38,8 @@ Stable hooks for browser tests (kept across versions):
   and ``table.numbers[data-table]`` inside ``details``.
 * search: ``form#search-form input#q`` (``?q=`` in the URL), ``#search-status``
   (``data-count``, ``data-ms``: the last search's time), ``ol#search-results
-  li[data-result=<sha>] a``; ``window.RHSearch.run(query, filters)`` resolves to
-  ``{count, results}``.
+  li[data-result=<sha10>] a``; ``window.RHSearch.run(query, filters)`` resolves to
+  ``{count, results: [{href, title, repo, date, importance, type, sha, author}]}``.
 """
 
 from __future__ import annotations

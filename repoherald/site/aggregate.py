@@ -210,9 +210,11 @@ def _write_search(out: Path, month: str, records: list[DayRecord], lang: str) ->
 
 def _write_search_page(out: Path, summaries: list[DaySummary], lang: str) -> None:
     types = sorted({t for s in summaries for r in s.repos for t in r.types})
+    areas = sorted({a for s in summaries for r in s.repos for a in r.areas})
+    labels = sorted({a for s in summaries for r in s.repos for a in r.labels})
     text = render(
         "search.html.j2", "search.html", lang, title=word(lang, "search"), page_kind="search",
-        facets=Facets(importance=list(IMPORTANCES), types=types, areas=[], labels=[]),
+        facets=Facets(importance=list(IMPORTANCES), types=types, areas=areas, labels=labels),
         total=0, scope="search",
     )  # fmt: skip
     write_page(out, "search.html", text)

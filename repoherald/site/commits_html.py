@@ -182,7 +182,8 @@ def articles(commits: list[Commit], L: Labels) -> str:
         elif c["pr_number"] is not None:
             head += f" · PR <code>#{c['pr_number']}</code>"
         parts = [
-            f'<article class="commit" id="{escape(c["anchor"])}" {attrs(c)}>',
+            f'<article class="commit" id="{escape(c["anchor"])}" {attrs(c)}>'
+            f'<span id="c-{escape(c["sha"][:10])}"></span>',
             f"<h4>{rich(c['title'])}</h4>",
             head + "</p>",
             *_dl(c, L),

@@ -19,7 +19,7 @@ from repoherald._version import __version__
 from repoherald.site.records import DaySummary
 
 MANIFEST = ".repoherald-site.json"
-SITE_FORMAT = 3
+SITE_FORMAT = 4
 """Raised whenever a page's layout changes, so every page is built again."""
 
 

@@ -190,21 +190,23 @@ class RepoDaySummary:
     types: dict[str, int]
     high_areas: dict[str, int]
     """🔴 commits by their first area ("" when they have none)."""
+    areas: tuple[str, ...] = ()
+    """Every area and PR label of the day: what the search page's filters offer."""
+    labels: tuple[str, ...] = ()
 
     def to_json(self) -> list[Any]:
         return [
-            self.name,
-            self.failed,
-            list(self.counts),
-            self.affects,
-            self.types,
-            self.high_areas,
-        ]
+            self.name, self.failed, list(self.counts), self.affects, self.types, self.high_areas,
+            list(self.areas), list(self.labels),
+        ]  # fmt: skip
 
     @classmethod
     def from_json(cls, row: list[Any]) -> RepoDaySummary:
         counts = tuple(int(n) for n in row[2])
-        return cls(row[0], row[1], (counts[0], counts[1], counts[2]), int(row[3]), row[4], row[5])
+        return cls(
+            row[0], row[1], (counts[0], counts[1], counts[2]), int(row[3]), row[4], row[5],
+            tuple(row[6]), tuple(row[7]),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +250,8 @@ def summarize(record: DayRecord) -> DaySummary:
                 affects=sum(c.affects for c in commits),
                 types=types,
                 high_areas=areas,
+                areas=tuple(sorted({a for c in commits for a in c.areas})),
+                labels=tuple(sorted({a for c in commits for a in c.labels})),
             )
         )
     return DaySummary(record.twin, record.page, record.date, record.lang, tuple(repos))

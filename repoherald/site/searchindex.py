@@ -10,14 +10,17 @@ into one *segment* per month, so a new day rewrites its month only;
 * ``t-<key>.js`` — the inverted index for terms starting with one character
   (``key``: the character, or ``u`` and a hex bucket for others), as base-36
   deltas of document numbers; a query loads one per word and segment;
-* ``docs-<n>.js`` — the documents (page, anchor, title, repository,
-  importance, type, SHA, author; pages, repositories, types and authors as
-  numbers into ``meta.js``) in blocks of :data:`BLOCK`, loaded only for the results
+* ``docs-<n>.js`` — the documents (page, title, repository, importance,
+  type, SHA, author; pages, repositories, types and authors as numbers into
+  ``meta.js``) in blocks of :data:`BLOCK`, loaded only for the results
   shown;
 * ``facets.js`` — importance, type, areas, labels and "affects your code" of
   every document, loaded only when a filter is set.
 
-Documents are numbered newest first within a segment. Words are those of
+Documents are numbered newest first within a segment. A result links to
+``<day page>#c-<first 10 digits of the SHA>``, an id every commit block has.
+A term found in more than half of a segment's documents lists those it is
+*not* in, after a ``!``. Words are those of
 :mod:`repoherald.site.terms`; they are matched by prefix, so ``attn``
 finds ``attn_backend``.
 """
@@ -67,6 +70,16 @@ def _b36(n: int) -> str:
     return "".join(reversed(digits))
 
 
+def _deltas(ids: list[int]) -> str:
+    """Ascending document numbers as comma-separated base-36 gaps (the first from 0)."""
+    prev = 0
+    out = []
+    for i in ids:
+        out.append(_b36(i - prev))
+        prev = i
+    return ",".join(out)
+
+
 def _script(call: str, *args: object) -> str:
     body = ",".join(json.dumps(a, ensure_ascii=False, separators=(",", ":")) for a in args)
     # "</" never appears raw in a script file a page might inline; escape it anyway.
@@ -105,7 +118,6 @@ def write_segment(out: Path, segment: str, docs: list[Doc]) -> int:
         blocks[-1].append(
             [
                 pages.setdefault((doc.page, doc.date), len(pages)),
-                c.anchor,
                 c.title,
                 repos.setdefault(c.repo, len(repos)),
                 c.importance[0],
@@ -122,13 +134,15 @@ def write_segment(out: Path, segment: str, docs: list[Doc]) -> int:
         for term in c.terms.split(" "):
             postings[term].append(n)
     shards: dict[str, dict[str, str]] = defaultdict(dict)
+    count = len(docs)
     for term, ids in postings.items():
-        prev = 0
-        deltas = []
-        for i in ids:
-            deltas.append(_b36(i - prev))
-            prev = i
-        shards[term_key(term)][term] = ",".join(deltas)
+        if len(ids) * 2 > count:
+            present = set(ids)
+            shards[term_key(term)][term] = "!" + _deltas(
+                [i for i in range(count) if i not in present]
+            )
+        else:
+            shards[term_key(term)][term] = _deltas(ids)
     files: dict[str, str] = {
         "meta.js": _script(
             "meta",

@@ -151,6 +151,8 @@ def test_search_index_finds_titles_authors_shas_and_reasons(built: Path) -> None
 
     assert "attention_backend" in shard("attention") and "backend" in shard("backend")
     assert "eve" in shard("eve")  # the author
+    search = (built / "search.html").read_text(encoding="utf-8")
+    assert '<option value="pkg">pkg</option>' in search  # filters across every day
     for path in segment.iterdir():  # no e-mail address reaches the index
         assert "@example.com" not in path.read_text(encoding="utf-8"), path
     store = json.loads((built / ".repoherald-site/upstream@2026-08.json").read_text("utf-8"))

@@ -48,9 +48,15 @@
     if ((ch >= "a" && ch <= "z") || (ch >= "0" && ch <= "9")) { return ch; }
     return "u" + (ch.codePointAt(0) % 64).toString(16);
   }
-  function decode(s, into) {
-    var n = 0;
-    s.split(",").forEach(function (d) { n += parseInt(d, 36); into.add(n); });
+  /* Base-36 gaps; "!gaps" lists the documents a very common term is NOT in. */
+  function decode(s, into, count) {
+    var n = 0, listed = new Set();
+    if (s[0] !== "!") {
+      s.split(",").forEach(function (d) { n += parseInt(d, 36); into.add(n); });
+      return;
+    }
+    if (s.length > 1) { s.slice(1).split(",").forEach(function (d) { n += parseInt(d, 36); listed.add(n); }); }
+    for (var i = 0; i < count; i++) { if (!listed.has(i)) { into.add(i); } }
   }
   function idsFor(id, token) {
     var key = termKey(token), sg = seg(id);
@@ -58,7 +64,7 @@
     return load(id + "/t-" + key + ".js").then(function () {
       var found = new Set(), shard = sg.terms[key];
       Object.keys(shard).forEach(function (term) {
-        if (term.lastIndexOf(token, 0) === 0) { decode(shard[term], found); }
+        if (term.lastIndexOf(token, 0) === 0) { decode(shard[term], found, sg.meta.count); }
       });
       return found;
     });
@@ -100,8 +106,8 @@
   function row(id, n) {
     var m = seg(id).meta, r = seg(id).docs[Math.floor(n / m.block)][n % m.block];
     var page = m.pages[r[0]];
-    return { href: page[0] + "#" + r[1], title: r[2], repo: m.repos[r[3]], date: page[1],
-      importance: r[4], type: m.types[r[5]], sha: r[6], author: m.authors[r[7]] };
+    return { href: page[0] + "#c-" + r[5], title: r[1], repo: m.repos[r[2]], date: page[1],
+      importance: r[3], type: m.types[r[4]], sha: r[5], author: m.authors[r[6]] };
   }
   /* The search itself: resolves to {count, results: [rows]} (used by the page and tests). */
   function run(query, f) {
