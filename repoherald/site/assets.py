@@ -11,7 +11,7 @@ from pathlib import Path
 
 from repoherald.site.pages import write_page
 
-ASSETS = ("site.css", "site.js", "search.js")
+ASSETS = ("site.css", "site.js", "search.js", "icon.svg")
 
 
 def write_assets(out: Path) -> None:

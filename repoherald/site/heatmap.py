@@ -39,7 +39,7 @@ def heatmap(counts: dict[date, DayCount], label: str, last: date | None = None) 
     weeks = (end - start).days // 7 + 1
     parts = [
         Markup(
-            '<svg class="heatmap" role="img" viewBox="0 0 {w} {h}" width="100%"'
+            '<svg class="heatmap" role="group" viewBox="0 0 {w} {h}" width="100%"'
             ' preserveAspectRatio="xMinYMin meet" aria-label="{label}"><title>{label}</title>'
         ).format(w=weeks * CELL, h=7 * CELL, label=label)
     ]
