@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from repoherald.errors import PublishError, UsageError
-from repoherald.i18n import LANGUAGES
+from repoherald.i18n import CONSOLE_LANGUAGE, LANGUAGES
 from repoherald.publish.archive.layout import UNTAGGED_LANG
 from repoherald.site import commits_html, recordstore
 from repoherald.site.aggregate import Dirty, write_aggregates
@@ -170,7 +170,7 @@ def _day(
     return "built"
 
 
-def build_site(archive: Path, out: Path, lang: str = "en") -> SiteResult:
+def build_site(archive: Path, out: Path, lang: str = CONSOLE_LANGUAGE) -> SiteResult:
     """Build (or bring up to date) the static site of ``archive`` in ``out``.
 
     ``lang`` is the language of the site's own pages (home, trends, search);

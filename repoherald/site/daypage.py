@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from repoherald.i18n import CATALOGUES, EMOJI, t
+from repoherald.i18n import CATALOGUES, CONSOLE_LANGUAGE, EMOJI, t
 from repoherald.models import Importance
 from repoherald.site.links import host_of, safe_link
 from repoherald.site.records import IMPORTANCES, affected_shas
@@ -22,8 +22,8 @@ INSIGHT_KEYS = ("architecture", "performance", "security", "maintainability", "c
 
 
 def catalogue_lang(lang: str) -> str:
-    """``lang`` when the report catalogues know it, else English."""
-    return lang if lang in CATALOGUES else "en"
+    """``lang`` when the report catalogues know it, else the console's language."""
+    return lang if lang in CATALOGUES else CONSOLE_LANGUAGE
 
 
 def badge(lang: str, importance: str) -> str:

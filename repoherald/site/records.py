@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from repoherald.i18n import DEFAULT_LANGUAGE
 from repoherald.render.escape import clean
 from repoherald.site.terms import commit_terms
 
@@ -171,7 +172,7 @@ def day_record(rel: str, page: str, twin: dict[str, Any]) -> DayRecord:
         twin=rel,
         page=page,
         date=str(twin["date"]),
-        lang=str(twin.get("lang") or "zh"),
+        lang=str(twin.get("lang") or DEFAULT_LANGUAGE),
         repos=tuple(names),
         failed=tuple(failed),
         commits=tuple(commits),
