@@ -33,7 +33,13 @@ from repoherald.store.opener import open_store
 
 @dataclass(frozen=True, slots=True)
 class Shard:
-    """``I/N``: this process takes the repositories whose name hashes to slot I of N."""
+    """``I/N``: this process takes every N-th repository, starting with the I-th, of the
+    repositories sorted by a stable hash of their keys.
+
+    Dealt, not hashed to a slot: hashing each name to ``hash % N`` leaves shards empty
+    or doubled on small sets (two repositories, ``1/2`` got none and ``2/2`` both);
+    dealing after a stable sort gives every shard ``len // N`` or one more.
+    """
 
     index: int
     count: int
@@ -45,10 +51,15 @@ class Shard:
             raise UsageError(f"--shard {text!r} must be I/N with 1 <= I <= N, e.g. 2/4")
         return cls(int(m[1]), int(m[2]))
 
-    def takes(self, name: str) -> bool:
-        """Stable across runs and machines (not Python's salted hash)."""
-        digest = int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:16], 16)
-        return digest % self.count == self.index - 1
+    def deal(self, keys: list[str]) -> set[str]:
+        """The keys of this shard; stable across runs and machines (not Python's salted
+        hash), given the same set of keys."""
+        ordered = sorted(keys, key=lambda k: (_stable_hash(k), k))
+        return set(ordered[self.index - 1 :: self.count])
+
+
+def _stable_hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -129,7 +140,8 @@ def select_repos(
             )
         chosen = [(k, r) for k, r in chosen if k in only or r.config.name in only]
     if shard is not None:
-        chosen = [(k, c) for k, c in chosen if shard.takes(k)]
+        mine = shard.deal([k for k, _ in chosen])
+        chosen = [(k, c) for k, c in chosen if k in mine]
     return [c for _, c in chosen]
 
 
