@@ -376,6 +376,29 @@ def m0012_ledger_skipped(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m0013_work_leases(conn: sqlite3.Connection) -> None:
+    """Leases on repository-days (:mod:`repoherald.store.leases`).
+
+    Workers sharing a store claim each repository-day before reporting it; a
+    lease that is not renewed runs out (``expires_at``, Unix seconds), so a
+    killed worker's days are taken over. A finished day stays as ``done`` with
+    the fingerprint of its inputs, so it is not reported twice.
+    """
+    conn.execute(
+        "CREATE TABLE work_leases ("
+        " repo TEXT NOT NULL,"
+        " day TEXT NOT NULL,"
+        " state TEXT NOT NULL CHECK (state IN ('working', 'done', 'failed')),"
+        " worker TEXT NOT NULL,"
+        " inputs TEXT NOT NULL,"
+        " expires_at REAL NOT NULL,"
+        " takeovers INTEGER NOT NULL DEFAULT 0,"
+        " PRIMARY KEY (repo, day)"
+        ")"
+    )
+
+
 def applied_versions(conn: sqlite3.Connection) -> set[int]:
     """Versions recorded in ``schema_migrations`` (none for a fresh database)."""
     exists = conn.execute(

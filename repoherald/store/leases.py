@@ -1,0 +1,244 @@
+"""Leases on repository-days: which worker is reporting a repository's day right now.
+
+Any number of ``repoherald run`` processes (``--workers N`` on one machine,
+or pods on many) share one store and one day's work. Before a worker
+reports a repository-day it claims it here, in one write transaction that
+reads the row and takes it, so two workers cannot both decide to do it. A
+claim is a lease: it runs out ``lease_s`` seconds after it was taken or
+last renewed, so a worker killed with ``-9`` loses its claims without
+anyone cleaning up, and the next worker to ask takes them over. A worker
+renews its leases while it works (:mod:`repoherald.pipeline.workshare`).
+
+A finished day is kept as ``done`` with the fingerprint of its inputs
+(version, repository, language, analysers...): a worker asking again with
+the same inputs is told it is done, so a day is reported once however many
+workers look at it; a change of inputs (a new model) makes it claimable
+again. A day that failed is kept as ``failed`` for one more lease, so the
+worker's siblings do not all fail it again in the same run, and is retried
+by a later run.
+
+The functions take an open DB-API connection whose caller holds the write
+transaction, and ``now`` in Unix seconds from one clock for everyone (the
+database's where it has one), so the SQL is the same for every backend but
+for the parameter style.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+from typing import Any, Protocol
+
+
+class Cursor(Protocol):
+    rowcount: int
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+class Connection(Protocol):
+    """The part of a DB-API connection (sqlite3, psycopg) the leases use."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> Any: ...
+
+
+class LeaseState(StrEnum):
+    WORKING = "working"
+    """A worker holds it until ``expires_at`` (and renews it while it works)."""
+    DONE = "done"
+    """Reported (and delivered) for the inputs recorded with it."""
+    FAILED = "failed"
+    """Its worker failed it; siblings leave it alone until ``expires_at``."""
+
+
+class Verdict(StrEnum):
+    """What :func:`claim` says about a repository-day."""
+
+    CLAIMED = "claimed"
+    """It is this worker's now (it was free, or done for other inputs)."""
+    TAKEN_OVER = "taken over"
+    """It is this worker's now: the lease of a worker that stopped renewing ran out."""
+    HELD = "held"
+    """Another worker holds a live lease on it: leave it, look again later."""
+    DONE = "done"
+    """Already reported for the same inputs: nothing to do."""
+    FAILED = "failed"
+    """Another worker failed it moments ago and says so: not tried again in this run."""
+
+    @property
+    def mine(self) -> bool:
+        return self in (Verdict.CLAIMED, Verdict.TAKEN_OVER)
+
+    @property
+    def settled(self) -> bool:
+        """Nothing left for anyone in this run."""
+        return self in (Verdict.DONE, Verdict.FAILED)
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """One row of ``work_leases``."""
+
+    repo: str
+    day: date
+    state: LeaseState
+    worker: str
+    inputs: str
+    expires_at: float
+    takeovers: int
+    """How many times the day was taken over from a worker whose lease ran out."""
+
+
+COLUMNS = "repo, day, state, worker, inputs, expires_at, takeovers"
+
+
+def _lease(row: Sequence[Any]) -> Lease:
+    repo, day, state, worker, inputs, expires, takeovers = row
+    return Lease(
+        repo=str(repo),
+        day=date.fromisoformat(str(day)),
+        state=LeaseState(str(state)),
+        worker=str(worker),
+        inputs=str(inputs),
+        expires_at=float(expires),
+        takeovers=int(takeovers),
+    )
+
+
+def _sql(sql: str, style: str) -> str:
+    """``?`` placeholders in the backend's style (``qmark`` or ``format``)."""
+    return sql.replace("?", "%s") if style == "format" else sql
+
+
+def get(conn: Connection, repo: str, day: date, style: str = "qmark") -> Lease | None:
+    row = conn.execute(
+        _sql(f"SELECT {COLUMNS} FROM work_leases WHERE repo = ? AND day = ?", style),
+        (repo, day.isoformat()),
+    ).fetchone()
+    return None if row is None else _lease(row)
+
+
+def every(conn: Connection, style: str = "qmark") -> list[Lease]:
+    rows = conn.execute(_sql(f"SELECT {COLUMNS} FROM work_leases ORDER BY repo, day", style))
+    return [_lease(row) for row in rows.fetchall()]
+
+
+def judge(found: Lease | None, worker: str, inputs: str, now: float, redo: bool) -> Verdict:
+    """What a claim by ``worker`` finds, given the row it read under the write lock."""
+    if found is None:
+        return Verdict.CLAIMED
+    live = found.expires_at > now and found.worker != worker
+    if found.state is LeaseState.WORKING:
+        if live:
+            return Verdict.HELD
+        return Verdict.CLAIMED if found.worker == worker else Verdict.TAKEN_OVER
+    if found.state is LeaseState.FAILED and live:
+        return Verdict.FAILED
+    if found.state is LeaseState.DONE and found.inputs == inputs and not redo:
+        return Verdict.DONE
+    return Verdict.CLAIMED
+
+
+def claim(
+    conn: Connection,
+    worker: str,
+    repo: str,
+    day: date,
+    *,
+    inputs: str,
+    lease_s: float,
+    now: float,
+    redo: bool = False,
+    style: str = "qmark",
+) -> Verdict:
+    """Read the day's row and take it when :func:`judge` says it is this worker's.
+
+    The caller holds the write transaction (or, for PostgreSQL, the row's lock),
+    so reading and taking are one step. ``redo`` takes a day done for the same
+    inputs again (``--no-cache``, ``--force``) unless a live worker holds it.
+    """
+    found = get(conn, repo, day, style)
+    verdict = judge(found, worker, inputs, now, redo)
+    if not verdict.mine:
+        return verdict
+    takeovers = (found.takeovers if found else 0) + (verdict is Verdict.TAKEN_OVER)
+    params = (LeaseState.WORKING.value, worker, inputs, now + lease_s, takeovers)
+    if found is None:
+        conn.execute(
+            _sql(
+                f"INSERT INTO work_leases ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                style,
+            ),
+            (repo, day.isoformat(), *params),
+        )
+    else:
+        conn.execute(
+            _sql(
+                "UPDATE work_leases SET state = ?, worker = ?, inputs = ?, expires_at = ?,"
+                " takeovers = ? WHERE repo = ? AND day = ?",
+                style,
+            ),
+            (*params, repo, day.isoformat()),
+        )
+    return verdict
+
+
+def renew(
+    conn: Connection,
+    worker: str,
+    held: Sequence[tuple[str, date]],
+    *,
+    lease_s: float,
+    now: float,
+    style: str = "qmark",
+) -> list[tuple[str, date]]:
+    """Push the leases ``worker`` still holds ``lease_s`` further; return those it lost."""
+    lost = []
+    for repo, day in held:
+        cursor = conn.execute(
+            _sql(
+                "UPDATE work_leases SET expires_at = ? WHERE repo = ? AND day = ?"
+                " AND worker = ? AND state = ?",
+                style,
+            ),
+            (now + lease_s, repo, day.isoformat(), worker, LeaseState.WORKING.value),
+        )
+        if cursor.rowcount == 0:
+            lost.append((repo, day))
+    return lost
+
+
+def finish(
+    conn: Connection,
+    worker: str,
+    repo: str,
+    day: date,
+    *,
+    ok: bool,
+    hold_s: float,
+    now: float,
+    style: str = "qmark",
+) -> bool:
+    """Mark the day done (or failed, left alone by siblings for ``hold_s``); False when
+    ``worker`` no longer held it (its lease ran out and another worker took it)."""
+    state = LeaseState.DONE if ok else LeaseState.FAILED
+    cursor = conn.execute(
+        _sql(
+            "UPDATE work_leases SET state = ?, expires_at = ? WHERE repo = ? AND day = ?"
+            " AND worker = ? AND state = ?",
+            style,
+        ),
+        (
+            state.value,
+            now if ok else now + hold_s,
+            repo,
+            day.isoformat(),
+            worker,
+            LeaseState.WORKING.value,
+        ),
+    )
+    return bool(cursor.rowcount)
