@@ -213,7 +213,7 @@ class Store(Protocol):
         *,
         inputs: str,
         lease_s: float,
-        redo: bool = False,
+        redo_before: float | None = None,
     ) -> leases.Verdict:
         """Claim ``repo``'s ``day`` for ``worker`` for ``lease_s`` seconds, in one step
         with reading who holds it (:func:`repoherald.store.leases.claim`); ``inputs`` is

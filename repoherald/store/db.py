@@ -671,7 +671,7 @@ class SqliteStore:
         *,
         inputs: str,
         lease_s: float,
-        redo: bool = False,
+        redo_before: float | None = None,
     ) -> leases.Verdict:
         """Claim ``repo``'s ``day`` for ``worker`` under the write lock (see
         :func:`repoherald.store.leases.claim`)."""
@@ -686,7 +686,7 @@ class SqliteStore:
                     inputs=inputs,
                     lease_s=lease_s,
                     now=time.time(),
-                    redo=redo,
+                    redo_before=redo_before,
                 )
 
         return self._required_op(op)

@@ -127,7 +127,9 @@ def every(conn: Connection, style: str = "qmark") -> list[Lease]:
     return [_lease(row) for row in rows.fetchall()]
 
 
-def judge(found: Lease | None, worker: str, inputs: str, now: float, redo: bool) -> Verdict:
+def judge(
+    found: Lease | None, worker: str, inputs: str, now: float, redo_before: float | None
+) -> Verdict:
     """What a claim by ``worker`` finds, given the row it read under the write lock."""
     if found is None:
         return Verdict.CLAIMED
@@ -138,8 +140,10 @@ def judge(found: Lease | None, worker: str, inputs: str, now: float, redo: bool)
         return Verdict.CLAIMED if found.worker == worker else Verdict.TAKEN_OVER
     if found.state is LeaseState.FAILED and live:
         return Verdict.FAILED
-    if found.state is LeaseState.DONE and found.inputs == inputs and not redo:
-        return Verdict.DONE
+    if found.state is LeaseState.DONE and found.inputs == inputs:
+        # A done row's expires_at is when it was finished.
+        if redo_before is None or found.expires_at >= redo_before:
+            return Verdict.DONE
     return Verdict.CLAIMED
 
 
@@ -152,17 +156,19 @@ def claim(
     inputs: str,
     lease_s: float,
     now: float,
-    redo: bool = False,
+    redo_before: float | None = None,
     style: str = "qmark",
 ) -> Verdict:
     """Read the day's row and take it when :func:`judge` says it is this worker's.
 
     The caller holds the write transaction (or, for PostgreSQL, the row's lock),
-    so reading and taking are one step. ``redo`` takes a day done for the same
-    inputs again (``--no-cache``, ``--force``) unless a live worker holds it.
+    so reading and taking are one step. ``redo_before`` takes a day done for the
+    same inputs again if it was finished before that time (a run told to redo
+    its days, ``--no-cache``, takes those done before it started, not those its
+    sibling workers finish while it runs).
     """
     found = get(conn, repo, day, style)
-    verdict = judge(found, worker, inputs, now, redo)
+    verdict = judge(found, worker, inputs, now, redo_before)
     if not verdict.mine:
         return verdict
     takeovers = (found.takeovers if found else 0) + (verdict is Verdict.TAKEN_OVER)

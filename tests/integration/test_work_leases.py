@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
@@ -40,7 +41,10 @@ def test_a_live_lease_keeps_the_day_from_other_workers(open_store: Callable[[], 
     a, b = open_store(), open_store()
     assert a.claim_repo_day("a", "vllm", DAY, inputs="x", lease_s=LONG) is Verdict.CLAIMED
     assert b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG) is Verdict.HELD
-    assert b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, redo=True) is Verdict.HELD
+    assert (
+        b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, redo_before=time.time())
+        is Verdict.HELD
+    )
     # Another day, another repository: free.
     assert b.claim_repo_day("b", "vllm", DAY + timedelta(1), inputs="x", lease_s=LONG).mine
     assert b.claim_repo_day("b", "sglang", DAY, inputs="x", lease_s=LONG).mine
@@ -72,7 +76,9 @@ def test_a_done_day_is_done_for_the_same_inputs_only(open_store: Callable[[], St
     a.record_report("vllm", DAY, "zh", 1, 0, "r.md", "text")
     assert a.finish_repo_day("a", "vllm", DAY, ok=True, hold_s=LONG)
     assert b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG) is Verdict.DONE
-    assert b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, redo=True).mine
+    assert b.claim_repo_day(
+        "b", "vllm", DAY, inputs="x", lease_s=LONG, redo_before=time.time()
+    ).mine
     b.finish_repo_day("b", "vllm", DAY, ok=True, hold_s=LONG)
     assert a.claim_repo_day("a", "vllm", DAY, inputs="new model", lease_s=LONG).mine
     assert a.integrity() == []
