@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from repoherald.breaker import CircuitBreaker
 from repoherald.config.days import DaySelection
 from repoherald.config.repos import RepoConfig
 from repoherald.config.settings import Settings
@@ -26,6 +28,7 @@ from repoherald.pipeline.delivery import archive_of, deliver_repository
 from repoherald.pipeline.events import Emitter, EventSink
 from repoherald.pipeline.identity import RepoIdentity, identify
 from repoherald.pipeline.run import RunResult, run
+from repoherald.pipeline.workshare import Heartbeat, WorkShare, inputs_of, worker_name
 from repoherald.publish.deliver import Batch, Outcome
 from repoherald.store.base import Store
 from repoherald.store.opener import open_store
@@ -181,23 +184,55 @@ def run_all(
     use_cache: bool = True,
     rebuild: bool = False,
     force: bool = False,
+    worker: str | None = None,
+    started: float | None = None,
 ) -> ServiceResult:
     """Run every selected repository; ``catch_up`` means no day was asked for.
 
     ``rebuild`` moves the store aside once, before the first repository (the
     record of reported days is carried over, so catch-up still knows them).
     The store is opened once and handed to every repository's stages.
+    Every repository-day is claimed in the store first
+    (:mod:`repoherald.pipeline.workshare`), so any number of ``run`` processes
+    on the store share the work: ``worker`` names this one (default: host,
+    pid and a nonce), ``started`` is when the shared run started (default: now).
     """
     sinks = events if isinstance(events, tuple) else (events,)
     emitter = Emitter(sinks)
     chosen = select_repos(settings.repos, only, shard)
+
+    def on_wait(message: str) -> None:
+        emitter.say(message, "store")
+
     with open_store(
-        settings.db_path,
-        rebuild=rebuild,
-        use_cache=use_cache,
-        on_wait=lambda message: emitter.say(message, "store"),
+        settings.db_path, rebuild=rebuild, use_cache=use_cache, on_wait=on_wait
     ) as store:
-        return _run_all(settings, store, chosen, catch_up, sinks, force)
+        name = worker or worker_name()
+        heartbeat = Heartbeat(
+            lambda: open_store(settings.db_path, on_wait=on_wait),
+            name,
+            settings.lease_seconds,
+            on_lost=emitter.say,
+        )
+        share = WorkShare(
+            store,
+            heartbeat,
+            name,
+            settings.lease_seconds,
+            started=time.time() if started is None else started,
+            redo=not use_cache,
+        )
+        with heartbeat:
+            return _run_all(settings, store, chosen, catch_up, sinks, force, share)
+
+
+@dataclass
+class _Pending:
+    """A repository with days still to report (by this worker, or by whoever holds them)."""
+
+    repo: RepoIdentity
+    settings: Settings
+    selection: DaySelection
 
 
 def _run_all(
@@ -207,6 +242,7 @@ def _run_all(
     catch_up: bool,
     sinks: tuple[EventSink, ...],
     force: bool,
+    share: WorkShare,
 ) -> ServiceResult:
     emitter = Emitter(sinks)
     result = ServiceResult()
@@ -215,6 +251,7 @@ def _run_all(
     breaker = endpoint_breaker(settings.llm) if settings.llm else None
     llm_time = StageTime(settings.llm.stage_timeout) if settings.llm else None  # the whole run's
     batch = Batch(force=force)  # digest targets: one message once every repository is done
+    queue: list[_Pending] = []
     for repo in chosen:
         key = repo.key
         repo_settings = _settings_for(settings, repo)
@@ -224,30 +261,95 @@ def _run_all(
                 emitter.say(f"{key}: {note}")
         else:
             selection = replace(settings.selection, notices=())
-        outcome = RepoOutcome(repo, selection.days)
-        result.outcomes.append(outcome)
         if not selection.days and not selection.latest:
             emitter.say(f"{key}: up to date")
-        else:
-            try:
-                outcome.result = run(
-                    replace(repo_settings, selection=selection),
-                    events=sinks,
-                    llm_breaker=breaker,
-                    llm_time=llm_time,
-                    store=store,
-                    identity=repo,
-                )
-            except RepoheraldError as exc:
-                outcome.error = str(exc)
-        if settings.publish:
-            outcome.deliveries = _deliver(repo_settings, store, outcome, force, batch, emitter)
+            outcome = RepoOutcome(repo, ())
+            result.outcomes.append(outcome)
+            if settings.publish:
+                outcome.deliveries = _deliver(repo_settings, store, outcome, force, batch, emitter)
+            continue
+        queue.append(_Pending(repo, repo_settings, selection))
+    # Days other workers hold are looked at again until they are done or their
+    # worker's lease runs out (then this worker takes them over).
+    finished: list[tuple[RepoOutcome, tuple[date, ...]]] = []
+    while queue:
+        waiting: list[_Pending] = []
+        worked = False
+        for item in queue:
+            days, held = _claim(item, share, emitter)
+            if held:
+                waiting.append(replace(item, selection=replace(item.selection, days=held)))
+            if days is None:
+                continue
+            worked = True
+            outcome = _report(item, days, store, breaker, llm_time, sinks)
+            result.outcomes.append(outcome)
+            if settings.publish:
+                outcome.deliveries = _deliver(item.settings, store, outcome, force, batch, emitter)
+            if batch.pending:
+                finished.append((outcome, days))  # finished once the digest is sent
+            else:
+                _finish(share, outcome, days)
+        queue = waiting
+        if queue and not worked:
+            time.sleep(share.poll_s)
     if batch.pending:
-        held = batch.flush(store)
+        held_back = batch.flush(store)
         by_name = {o.name: o for o in result.outcomes}
-        for delivery in held:
+        for delivery in held_back:
             by_name[delivery.repo].deliveries.append(delivery)
+    for outcome, days in finished:
+        _finish(share, outcome, days)
     return result
+
+
+def _claim(
+    item: _Pending, share: WorkShare, emitter: Emitter
+) -> tuple[tuple[date, ...] | None, tuple[date, ...]]:
+    """The days of ``item`` this worker reports now (None: none), and those others hold.
+
+    ``latest`` (the newest day with commits) is not known before the
+    repository is read, so it is reported without a lease.
+    """
+    selection = item.selection
+    if selection.latest:
+        return (), ()
+    today = selection.today or datetime.now(ZoneInfo(item.settings.tz_name)).date()
+    claimed = share.claim(item.repo, selection.days, inputs_of(item.settings, item.repo), today)
+    for day in claimed.taken_over:
+        emitter.say(f"{item.repo.key} {day}: taken over from a worker that stopped", "store")
+    return (tuple(claimed.mine) if claimed.mine else None), tuple(claimed.held)
+
+
+def _report(
+    item: _Pending,
+    days: tuple[date, ...],
+    store: Store,
+    breaker: CircuitBreaker | None,
+    llm_time: StageTime | None,
+    sinks: tuple[EventSink, ...],
+) -> RepoOutcome:
+    """Report ``days`` of one repository (all of the selection's when it is ``latest``)."""
+    selection = item.selection if item.selection.latest else replace(item.selection, days=days)
+    outcome = RepoOutcome(item.repo, selection.days)
+    try:
+        outcome.result = run(
+            replace(item.settings, selection=selection),
+            events=sinks,
+            llm_breaker=breaker,
+            llm_time=llm_time,
+            store=store,
+            identity=item.repo,
+        )
+    except RepoheraldError as exc:
+        outcome.error = str(exc)
+    return outcome
+
+
+def _finish(share: WorkShare, outcome: RepoOutcome, days: tuple[date, ...]) -> None:
+    """Each claimed day done when its report landed and nothing of the repository failed."""
+    landed = {d.day for d in outcome.result.days} if outcome.result is not None else set()
+    share.finish(outcome.repo, days, ok=lambda day: outcome.ok and day in landed)
 
 
 def _deliver(

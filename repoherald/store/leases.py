@@ -140,10 +140,10 @@ def judge(
         return Verdict.CLAIMED if found.worker == worker else Verdict.TAKEN_OVER
     if found.state is LeaseState.FAILED and live:
         return Verdict.FAILED
-    if found.state is LeaseState.DONE and found.inputs == inputs:
-        # A done row's expires_at is when it was finished.
-        if redo_before is None or found.expires_at >= redo_before:
-            return Verdict.DONE
+    # A done row's expires_at is when it was finished.
+    finished_since = redo_before is None or found.expires_at >= redo_before
+    if found.state is LeaseState.DONE and found.inputs == inputs and finished_since:
+        return Verdict.DONE
     return Verdict.CLAIMED
 
 
