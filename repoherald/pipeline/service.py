@@ -100,10 +100,17 @@ class ServiceResult:
     """The outcome of :func:`run_all`, one entry per repository taken."""
 
     outcomes: list[RepoOutcome] = field(default_factory=list)
+    stopped: list[str] = field(default_factory=list)
+    """Workers of ``run --workers`` that stopped before they finished, one line each."""
 
     @property
     def ok(self) -> bool:
-        return all(o.ok for o in self.outcomes)
+        return not self.stopped and all(o.ok for o in self.outcomes)
+
+    @property
+    def repositories(self) -> int:
+        """How many repositories the run took (several workers may each have some days of one)."""
+        return len({o.name for o in self.outcomes})
 
     @property
     def failures(self) -> list[str]:
@@ -114,7 +121,7 @@ class ServiceResult:
             elif o.result is not None:
                 out.extend(o.named(line) for line in o.result.failures)
             out.extend(d.line(status=False) for d in o.deliveries if d.failed)
-        return out
+        return out + self.stopped
 
 
 def select_repos(
@@ -318,6 +325,13 @@ def _claim(
     claimed = share.claim(item.repo, selection.days, inputs_of(item.settings, item.repo), today)
     for day in claimed.taken_over:
         emitter.say(f"{item.repo.key} {day}: taken over from a worker that stopped", "store")
+    if claimed.reported:
+        days = ", ".join(str(d) for d in claimed.reported)
+        emitter.say(
+            f"{item.repo.key}: {days} already reported for the same inputs"
+            " (--no-cache reports again)",
+            "store",
+        )
     return (tuple(claimed.mine) if claimed.mine else None), tuple(claimed.held)
 
 

@@ -151,6 +151,8 @@ class Claimed:
     """Other workers hold them: look again later (their lease may run out)."""
     taken_over: list[date] = field(default_factory=list)
     """Among ``mine``, the days whose previous worker stopped renewing."""
+    reported: list[date] = field(default_factory=list)
+    """Reported by an earlier run for the same inputs: left as they are."""
 
 
 @dataclass
@@ -163,7 +165,7 @@ class WorkShare:
     lease_s: float
     started: float = field(default_factory=time.time)
     """When the run started (with ``--workers``, the parent's start): days done before it
-    are redone when ``redo`` is set, and days from today on always."""
+    are done again when ``redo`` is set, and days from today on always."""
     redo: bool = False
 
     @property
@@ -182,7 +184,8 @@ class WorkShare:
                 day,
                 inputs=inputs,
                 lease_s=self.lease_s,
-                redo_before=self.started if redo else None,
+                started=self.started,
+                redo=redo,
             )
             if verdict.mine:
                 out.mine.append(day)
@@ -190,6 +193,8 @@ class WorkShare:
                     out.taken_over.append(day)
             elif verdict is Verdict.HELD:
                 out.held.append(day)
+            elif verdict is Verdict.REPORTED:
+                out.reported.append(day)
         self.heartbeat.hold((repo.key, d) for d in out.mine)
         return out
 

@@ -213,11 +213,13 @@ class Store(Protocol):
         *,
         inputs: str,
         lease_s: float,
-        redo_before: float | None = None,
+        started: float | None = None,
+        redo: bool = False,
     ) -> leases.Verdict:
         """Claim ``repo``'s ``day`` for ``worker`` for ``lease_s`` seconds, in one step
         with reading who holds it (:func:`repoherald.store.leases.claim`); ``inputs`` is
-        the fingerprint a finished day is kept with."""
+        the fingerprint a finished day is kept with, ``started`` when this run started
+        (a day done before it is REPORTED, and taken again when ``redo``)."""
         ...
 
     def renew_repo_days(

@@ -671,7 +671,8 @@ class SqliteStore:
         *,
         inputs: str,
         lease_s: float,
-        redo_before: float | None = None,
+        started: float | None = None,
+        redo: bool = False,
     ) -> leases.Verdict:
         """Claim ``repo``'s ``day`` for ``worker`` under the write lock (see
         :func:`repoherald.store.leases.claim`)."""
@@ -686,7 +687,8 @@ class SqliteStore:
                     inputs=inputs,
                     lease_s=lease_s,
                     now=time.time(),
-                    redo_before=redo_before,
+                    started=started,
+                    redo=redo,
                 )
 
         return self._required_op(op)

@@ -65,7 +65,9 @@ class Verdict(StrEnum):
     HELD = "held"
     """Another worker holds a live lease on it: leave it, look again later."""
     DONE = "done"
-    """Already reported for the same inputs: nothing to do."""
+    """Reported for the same inputs by another worker of this run: nothing to do."""
+    REPORTED = "reported"
+    """Reported for the same inputs by an earlier run: nothing to do unless told to redo."""
     FAILED = "failed"
     """Another worker failed it moments ago and says so: not tried again in this run."""
 
@@ -76,7 +78,7 @@ class Verdict(StrEnum):
     @property
     def settled(self) -> bool:
         """Nothing left for anyone in this run."""
-        return self in (Verdict.DONE, Verdict.FAILED)
+        return self in (Verdict.DONE, Verdict.REPORTED, Verdict.FAILED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +130,7 @@ def every(conn: Connection, style: str = "qmark") -> list[Lease]:
 
 
 def judge(
-    found: Lease | None, worker: str, inputs: str, now: float, redo_before: float | None
+    found: Lease | None, worker: str, inputs: str, now: float, started: float | None, redo: bool
 ) -> Verdict:
     """What a claim by ``worker`` finds, given the row it read under the write lock."""
     if found is None:
@@ -140,10 +142,12 @@ def judge(
         return Verdict.CLAIMED if found.worker == worker else Verdict.TAKEN_OVER
     if found.state is LeaseState.FAILED and live:
         return Verdict.FAILED
-    # A done row's expires_at is when it was finished.
-    finished_since = redo_before is None or found.expires_at >= redo_before
-    if found.state is LeaseState.DONE and found.inputs == inputs and finished_since:
-        return Verdict.DONE
+    if found.state is LeaseState.DONE and found.inputs == inputs:
+        # A done row's expires_at is when it was finished.
+        if started is None or found.expires_at >= started:
+            return Verdict.DONE
+        if not redo:
+            return Verdict.REPORTED
     return Verdict.CLAIMED
 
 
@@ -156,19 +160,20 @@ def claim(
     inputs: str,
     lease_s: float,
     now: float,
-    redo_before: float | None = None,
+    started: float | None = None,
+    redo: bool = False,
     style: str = "qmark",
 ) -> Verdict:
     """Read the day's row and take it when :func:`judge` says it is this worker's.
 
     The caller holds the write transaction (or, for PostgreSQL, the row's lock),
-    so reading and taking are one step. ``redo_before`` takes a day done for the
-    same inputs again if it was finished before that time (a run told to redo
-    its days, ``--no-cache``, takes those done before it started, not those its
-    sibling workers finish while it runs).
+    so reading and taking are one step. ``started`` is when this run started:
+    a day done for the same inputs before it is :attr:`Verdict.REPORTED`, and
+    taken again when ``redo`` is set (``--no-cache``); a day done since (by a
+    sibling worker) is :attr:`Verdict.DONE` either way.
     """
     found = get(conn, repo, day, style)
-    verdict = judge(found, worker, inputs, now, redo_before)
+    verdict = judge(found, worker, inputs, now, started, redo)
     if not verdict.mine:
         return verdict
     takeovers = (found.takeovers if found else 0) + (verdict is Verdict.TAKEN_OVER)

@@ -20,6 +20,7 @@ LONG = 3600.0
 """A lease that cannot run out during a test."""
 GONE = 0.0
 """A lease that has run out as soon as it is taken."""
+NOW = time.time()
 
 
 @pytest.fixture
@@ -41,10 +42,8 @@ def test_a_live_lease_keeps_the_day_from_other_workers(open_store: Callable[[], 
     a, b = open_store(), open_store()
     assert a.claim_repo_day("a", "vllm", DAY, inputs="x", lease_s=LONG) is Verdict.CLAIMED
     assert b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG) is Verdict.HELD
-    assert (
-        b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, redo_before=time.time())
-        is Verdict.HELD
-    )
+    redo = b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, started=NOW, redo=True)
+    assert redo is Verdict.HELD
     # Another day, another repository: free.
     assert b.claim_repo_day("b", "vllm", DAY + timedelta(1), inputs="x", lease_s=LONG).mine
     assert b.claim_repo_day("b", "sglang", DAY, inputs="x", lease_s=LONG).mine
@@ -75,10 +74,19 @@ def test_a_done_day_is_done_for_the_same_inputs_only(open_store: Callable[[], St
     a.claim_repo_day("a", "vllm", DAY, inputs="x", lease_s=LONG)
     a.record_report("vllm", DAY, "zh", 1, 0, "r.md", "text")
     assert a.finish_repo_day("a", "vllm", DAY, ok=True, hold_s=LONG)
-    assert b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG) is Verdict.DONE
-    assert b.claim_repo_day(
-        "b", "vllm", DAY, inputs="x", lease_s=LONG, redo_before=time.time()
-    ).mine
+    # Done by a sibling of this run (finished after it started): done, even when redoing.
+    earlier = NOW - LONG
+    for redo in (False, True):
+        verdict = b.claim_repo_day(
+            "b", "vllm", DAY, inputs="x", lease_s=LONG, started=earlier, redo=redo
+        )
+        assert verdict is Verdict.DONE
+    # Done by an earlier run: reported; redone when told to.
+    later = time.time() + LONG
+    verdict = b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, started=later)
+    assert verdict is Verdict.REPORTED
+    verdict = b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, started=later, redo=True)
+    assert verdict.mine
     b.finish_repo_day("b", "vllm", DAY, ok=True, hold_s=LONG)
     assert a.claim_repo_day("a", "vllm", DAY, inputs="new model", lease_s=LONG).mine
     assert a.integrity() == []
