@@ -227,7 +227,9 @@ def run_all(
             name,
             settings.lease_seconds,
             started=time.time() if started is None else started,
-            redo=not use_cache,
+            # Days asked for by date are reported again, as by one process alone
+            # (cheap from the cache); catch-up takes only days no run reported.
+            redo=not use_cache or not catch_up,
         )
         with heartbeat:
             return _run_all(settings, store, chosen, catch_up, sinks, force, share)
@@ -329,7 +331,7 @@ def _claim(
         days = ", ".join(str(d) for d in claimed.reported)
         emitter.say(
             f"{item.repo.key}: {days} already reported for the same inputs"
-            " (--no-cache reports again)",
+            " (--date reports a day again)",
             "store",
         )
     return (tuple(claimed.mine) if claimed.mine else None), tuple(claimed.held)

@@ -206,4 +206,4 @@ class WorkShare:
         keys = [(repo.key, d) for d in days]
         self.heartbeat.drop(keys)
         for key, day in keys:
-            self.store.finish_repo_day(self.worker, key, day, ok=ok(day), hold_s=self.lease_s)
+            self.store.finish_repo_day(self.worker, key, day, ok=ok(day))

@@ -228,10 +228,9 @@ class Store(Protocol):
         """Push ``worker``'s leases on ``held`` ``lease_s`` further; return those it lost."""
         ...
 
-    def finish_repo_day(
-        self, worker: str, repo: str, day: date, *, ok: bool, hold_s: float
-    ) -> bool:
-        """Mark the day done, or failed (left to its worker's report for ``hold_s``)."""
+    def finish_repo_day(self, worker: str, repo: str, day: date, *, ok: bool) -> bool:
+        """Mark the day done, or failed (left to its worker's report by the siblings of its
+        run, retried by later runs); False if ``worker`` had lost the lease."""
         ...
 
     def repo_day_leases(self) -> list[leases.Lease]: ...

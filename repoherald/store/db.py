@@ -704,16 +704,12 @@ class SqliteStore:
 
         return self._required_op(op)
 
-    def finish_repo_day(
-        self, worker: str, repo: str, day: date, *, ok: bool, hold_s: float
-    ) -> bool:
+    def finish_repo_day(self, worker: str, repo: str, day: date, *, ok: bool) -> bool:
         """Mark the day done (or failed); False if ``worker`` had lost its lease."""
 
         def op() -> bool:
             with self._transaction():
-                return leases.finish(
-                    self.conn, worker, repo, day, ok=ok, hold_s=hold_s, now=time.time()
-                )
+                return leases.finish(self.conn, worker, repo, day, ok=ok, now=time.time())
 
         return self._required_op(op)
 

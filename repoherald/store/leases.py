@@ -13,9 +13,9 @@ A finished day is kept as ``done`` with the fingerprint of its inputs
 (version, repository, language, analysers...): a worker asking again with
 the same inputs is told it is done, so a day is reported once however many
 workers look at it; a change of inputs (a new model) makes it claimable
-again. A day that failed is kept as ``failed`` for one more lease, so the
-worker's siblings do not all fail it again in the same run, and is retried
-by a later run.
+again. A day that failed is kept as ``failed``, so the worker's siblings in
+the same run (started before it failed) do not all fail it again; a later
+run retries it.
 
 The functions take an open DB-API connection whose caller holds the write
 transaction, and ``now`` in Unix seconds from one clock for everyone (the
@@ -52,7 +52,7 @@ class LeaseState(StrEnum):
     DONE = "done"
     """Reported (and delivered) for the inputs recorded with it."""
     FAILED = "failed"
-    """Its worker failed it; siblings leave it alone until ``expires_at``."""
+    """Its worker failed it; the worker's siblings in the same run leave it alone."""
 
 
 class Verdict(StrEnum):
@@ -69,7 +69,7 @@ class Verdict(StrEnum):
     REPORTED = "reported"
     """Reported for the same inputs by an earlier run: nothing to do unless told to redo."""
     FAILED = "failed"
-    """Another worker failed it moments ago and says so: not tried again in this run."""
+    """Another worker of this run failed it and says so: not tried again in this run."""
 
     @property
     def mine(self) -> bool:
@@ -140,11 +140,12 @@ def judge(
         if live:
             return Verdict.HELD
         return Verdict.CLAIMED if found.worker == worker else Verdict.TAKEN_OVER
-    if found.state is LeaseState.FAILED and live:
+    # A finished row's expires_at is when it was finished.
+    since_start = started is not None and found.expires_at >= started
+    if found.state is LeaseState.FAILED and since_start and found.worker != worker:
         return Verdict.FAILED
     if found.state is LeaseState.DONE and found.inputs == inputs:
-        # A done row's expires_at is when it was finished.
-        if started is None or found.expires_at >= started:
+        if started is None or since_start:
             return Verdict.DONE
         if not redo:
             return Verdict.REPORTED
@@ -230,12 +231,11 @@ def finish(
     day: date,
     *,
     ok: bool,
-    hold_s: float,
     now: float,
     style: str = "qmark",
 ) -> bool:
-    """Mark the day done (or failed, left alone by siblings for ``hold_s``); False when
-    ``worker`` no longer held it (its lease ran out and another worker took it)."""
+    """Mark the day done or failed at ``now``; False when ``worker`` no longer held it (its
+    lease ran out and another worker took it)."""
     state = LeaseState.DONE if ok else LeaseState.FAILED
     cursor = conn.execute(
         _sql(
@@ -245,7 +245,7 @@ def finish(
         ),
         (
             state.value,
-            now if ok else now + hold_s,
+            now,
             repo,
             day.isoformat(),
             worker,

@@ -20,7 +20,8 @@ LONG = 3600.0
 """A lease that cannot run out during a test."""
 GONE = 0.0
 """A lease that has run out as soon as it is taken."""
-NOW = time.time()
+NOW = time.time() - 1
+"""When the tests' run started: before anything they do."""
 
 
 @pytest.fixture
@@ -56,7 +57,7 @@ def test_a_lease_that_ran_out_is_taken_over_and_its_old_holder_is_told(
     assert a.claim_repo_day("a", "vllm", DAY, inputs="x", lease_s=GONE) is Verdict.CLAIMED
     assert b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG) is Verdict.TAKEN_OVER
     assert a.renew_repo_days("a", [("vllm", DAY)], LONG) == [("vllm", DAY)]
-    assert not a.finish_repo_day("a", "vllm", DAY, ok=True, hold_s=LONG)
+    assert not a.finish_repo_day("a", "vllm", DAY, ok=True)
     assert b.renew_repo_days("b", [("vllm", DAY)], LONG) == []
     (lease,) = b.repo_day_leases()
     assert (lease.worker, lease.state, lease.takeovers) == ("b", LeaseState.WORKING, 1)
@@ -73,7 +74,7 @@ def test_a_done_day_is_done_for_the_same_inputs_only(open_store: Callable[[], St
     a, b = open_store(), open_store()
     a.claim_repo_day("a", "vllm", DAY, inputs="x", lease_s=LONG)
     a.record_report("vllm", DAY, "zh", 1, 0, "r.md", "text")
-    assert a.finish_repo_day("a", "vllm", DAY, ok=True, hold_s=LONG)
+    assert a.finish_repo_day("a", "vllm", DAY, ok=True)
     # Done by a sibling of this run (finished after it started): done, even when redoing.
     earlier = NOW - LONG
     for redo in (False, True):
@@ -87,19 +88,21 @@ def test_a_done_day_is_done_for_the_same_inputs_only(open_store: Callable[[], St
     assert verdict is Verdict.REPORTED
     verdict = b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, started=later, redo=True)
     assert verdict.mine
-    b.finish_repo_day("b", "vllm", DAY, ok=True, hold_s=LONG)
+    b.finish_repo_day("b", "vllm", DAY, ok=True)
     assert a.claim_repo_day("a", "vllm", DAY, inputs="new model", lease_s=LONG).mine
     assert a.integrity() == []
 
 
 def test_a_failed_day_is_left_to_its_worker_then_retried(open_store: Callable[[], Store]) -> None:
     a, b = open_store(), open_store()
-    a.claim_repo_day("a", "vllm", DAY, inputs="x", lease_s=LONG)
-    a.finish_repo_day("a", "vllm", DAY, ok=False, hold_s=LONG)
-    assert b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG) is Verdict.FAILED
-    a.claim_repo_day("a", "sglang", DAY, inputs="x", lease_s=LONG)
-    a.finish_repo_day("a", "sglang", DAY, ok=False, hold_s=GONE)
-    assert b.claim_repo_day("b", "sglang", DAY, inputs="x", lease_s=LONG) is Verdict.CLAIMED
+    a.claim_repo_day("a", "vllm", DAY, inputs="x", lease_s=LONG, started=NOW)
+    a.finish_repo_day("a", "vllm", DAY, ok=False)
+    # A sibling of the same run leaves it to a's report; a later run retries it.
+    verdict = b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, started=NOW)
+    assert verdict is Verdict.FAILED
+    later = time.time() + LONG
+    verdict = b.claim_repo_day("b", "vllm", DAY, inputs="x", lease_s=LONG, started=later)
+    assert verdict is Verdict.CLAIMED
 
 
 def test_racing_workers_claim_each_day_once(tmp_path: Path) -> None:
@@ -129,6 +132,6 @@ def test_racing_workers_claim_each_day_once(tmp_path: Path) -> None:
 def test_integrity_names_a_day_done_but_never_reported(open_store: Callable[[], Store]) -> None:
     a = open_store()
     a.claim_repo_day("a", "vllm", DAY, inputs="x", lease_s=LONG)
-    a.finish_repo_day("a", "vllm", DAY, ok=True, hold_s=LONG)
+    a.finish_repo_day("a", "vllm", DAY, ok=True)
     (problem,) = a.integrity()
     assert problem.startswith("a repository-day done but never reported: vllm 2026-08-18 a")
