@@ -407,4 +407,7 @@ def _catch_up(settings: Settings, key: str, store: Store) -> tuple[DaySelection,
     today = datetime.now(ZoneInfo(settings.tz_name)).date()
     last = store.latest_report_day(key)
     days, note = catch_up_days(last, today, settings.max_catch_up_days)
-    return DaySelection(days=days, today=today), note
+    # A worker killed between landing a day's report and finishing it (delivering it)
+    # left the day claimed: it is taken over too, though reported days are otherwise done.
+    left = [d for d in store.unfinished_repo_days(key) if d < today]
+    return DaySelection(days=tuple(sorted({*days, *left})), today=today), note

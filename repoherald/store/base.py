@@ -233,6 +233,11 @@ class Store(Protocol):
         run, retried by later runs); False if ``worker`` had lost the lease."""
         ...
 
+    def unfinished_repo_days(self, repo: str) -> list[date]:
+        """Days of ``repo`` claimed and never finished (catch-up takes them too: a worker
+        killed after its report landed but before delivering it left one)."""
+        ...
+
     def repo_day_leases(self) -> list[leases.Lease]: ...
 
     def integrity(self) -> list[str]:

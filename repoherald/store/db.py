@@ -713,6 +713,10 @@ class SqliteStore:
 
         return self._required_op(op)
 
+    def unfinished_repo_days(self, repo: str) -> list[date]:
+        """Days of ``repo`` claimed and not finished: a worker is at them, or was killed."""
+        return self._required_op(lambda: leases.unfinished(self.conn, repo))
+
     def repo_day_leases(self) -> list[leases.Lease]:
         """Every repository-day claimed so far, with its state and holder."""
         return self._required_op(lambda: leases.every(self.conn))

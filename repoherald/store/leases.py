@@ -129,6 +129,15 @@ def every(conn: Connection, style: str = "qmark") -> list[Lease]:
     return [_lease(row) for row in rows.fetchall()]
 
 
+def unfinished(conn: Connection, repo: str, style: str = "qmark") -> list[date]:
+    """Days of ``repo`` a worker claimed and never finished (it may still be at work)."""
+    rows = conn.execute(
+        _sql("SELECT day FROM work_leases WHERE repo = ? AND state = ? ORDER BY day", style),
+        (repo, LeaseState.WORKING.value),
+    )
+    return [date.fromisoformat(str(row[0])) for row in rows.fetchall()]
+
+
 def judge(
     found: Lease | None, worker: str, inputs: str, now: float, started: float | None, redo: bool
 ) -> Verdict:

@@ -93,9 +93,10 @@ def _check_the_day(ws: Path, hook: WebhookServer, days: list[str]) -> None:
         leases = {(x.repo, x.day.isoformat()): x.state.value for x in store.repo_day_leases()}
         reported = Counter((r, str(d)) for r in REPOS for d, _, _, _ in store.reported_days(r))
         uncertain = {(c.repo, c.day.isoformat()) for c in store.claims("hook")}
-    assert leases == dict.fromkeys(wanted, "done") or all(
-        leases[k] == "done" or k in uncertain for k in wanted
-    ), leases
+    # Done, or failed only for a message cut off by the kill (it may have arrived).
+    assert all(leases[k] == "done" or (leases[k] == "failed" and k in uncertain) for k in wanted), (
+        leases
+    )
     assert reported == Counter(wanted)
     delivered = _delivered(hook)
     assert max(delivered.values()) == 1, delivered
@@ -137,7 +138,6 @@ def test_a_worker_killed_at_a_random_point_is_taken_over(
     pick = random.Random(seed)
     args = ("run", "--home", str(ws / "home"))
     victim = start_repoherald(*args, cwd=ws, stderr=ws / "victim.err")
-    others = [start_repoherald(*args, cwd=ws, stderr=ws / f"w{n}.err") for n in range(2)]
     deadline = time.monotonic() + WAIT
     while not any(
         state == "working" and f":{victim.pid}:" in worker for *_, state, worker in _leases(ws)
@@ -145,7 +145,9 @@ def test_a_worker_killed_at_a_random_point_is_taken_over(
         assert victim.poll() is None, "the victim finished before it could be killed"
         assert time.monotonic() < deadline, "the victim never held a lease"
         time.sleep(0.01)
-    time.sleep(pick.uniform(0, 0.6))
+    # The others start once the victim works, so it cannot find the day all taken.
+    others = [start_repoherald(*args, cwd=ws, stderr=ws / f"w{n}.err") for n in range(2)]
+    time.sleep(pick.uniform(0, 1.5))
     victim.send_signal(signal.SIGKILL)
     victim.wait(timeout=WAIT)
     mine = f":{victim.pid}:"
