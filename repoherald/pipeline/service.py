@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from collections import deque
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -278,30 +279,37 @@ def _run_all(
                 outcome.deliveries = _deliver(repo_settings, store, outcome, force, batch, emitter)
             continue
         queue.append(_Pending(repo, repo_settings, selection))
-    # Days other workers hold are looked at again until they are done or their
-    # worker's lease runs out (then this worker takes them over).
+    # Days other workers hold are looked at again, between this worker's own
+    # repositories and then every poll, until they are done or their worker's
+    # lease runs out (then this worker takes them over).
+    fresh = deque(_rotated(queue, share.worker))
+    waiting: list[_Pending] = []
+    looked = time.monotonic()
     finished: list[tuple[RepoOutcome, tuple[date, ...]]] = []
-    while queue:
-        waiting: list[_Pending] = []
-        worked = False
-        for item in queue:
-            days, held = _claim(item, share, emitter)
-            if held:
-                waiting.append(replace(item, selection=replace(item.selection, days=held)))
-            if days is None:
-                continue
-            worked = True
-            outcome = _report(item, days, store, breaker, llm_time, sinks)
-            result.outcomes.append(outcome)
-            if settings.publish:
-                outcome.deliveries = _deliver(item.settings, store, outcome, force, batch, emitter)
-            if batch.pending:
-                finished.append((outcome, days))  # finished once the digest is sent
-            else:
-                _finish(share, outcome, days)
-        queue = waiting
-        if queue and not worked:
+    while fresh or waiting:
+        if waiting and (not fresh or time.monotonic() - looked >= share.poll_s):
+            fresh.extendleft(reversed(waiting))
+            waiting = []
+            looked = time.monotonic()
+        if not fresh:
             time.sleep(share.poll_s)
+            continue
+        item = fresh.popleft()
+        days, held = _claim(item, share, emitter)
+        if held:
+            waiting.append(replace(item, selection=replace(item.selection, days=held)))
+        if days is None:
+            if not fresh and waiting:
+                time.sleep(max(0.0, share.poll_s - (time.monotonic() - looked)))
+            continue
+        outcome = _report(item, days, store, breaker, llm_time, sinks)
+        result.outcomes.append(outcome)
+        if settings.publish:
+            outcome.deliveries = _deliver(item.settings, store, outcome, force, batch, emitter)
+        if batch.pending:
+            finished.append((outcome, days))  # finished once the digest is sent
+        else:
+            _finish(share, outcome, days)
     if batch.pending:
         held_back = batch.flush(store)
         by_name = {o.name: o for o in result.outcomes}
@@ -310,6 +318,15 @@ def _run_all(
     for outcome, days in finished:
         _finish(share, outcome, days)
     return result
+
+
+def _rotated(queue: list[_Pending], worker: str) -> list[_Pending]:
+    """The queue started at a place of the worker's own, so workers started together do not
+    all contend for the same first repository."""
+    if not queue:
+        return queue
+    start = int(_stable_hash(worker)[:8], 16) % len(queue)
+    return queue[start:] + queue[:start]
 
 
 def _claim(

@@ -678,6 +678,14 @@ class SqliteStore:
         :func:`repoherald.store.leases.claim`)."""
 
         def op() -> leases.Verdict:
+            # A look without the write lock first: in WAL mode it does not wait, and
+            # most looks by a worker find the day held or done by another.
+            now = time.time()
+            seen = leases.judge(
+                leases.get(self.conn, repo, day), worker, inputs, now, started, redo
+            )
+            if not seen.mine:
+                return seen
             with self._transaction():
                 return leases.claim(
                     self.conn,
