@@ -317,6 +317,9 @@ def _run_all(
             by_name[delivery.repo].deliveries.append(delivery)
     for outcome, days in finished:
         _finish(share, outcome, days)
+    # Said in the configuration's order, whichever this worker started with.
+    place = {repo.key: n for n, repo in enumerate(chosen)}
+    result.outcomes.sort(key=lambda o: place.get(o.name, len(place)))
     return result
 
 

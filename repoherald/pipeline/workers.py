@@ -104,7 +104,7 @@ def run_workers(
     before any worker opens the store.
     """
     settings = make_settings()
-    select_repos(settings.repos, only, shard)
+    order = [repo.key for repo in select_repos(settings.repos, only, shard)]
     open_store(settings.db_path, rebuild=rebuild, use_cache=use_cache).close()
     job = WorkerRun(make_settings, catch_up, only, shard, use_cache, force, say, time.time())
     context = multiprocessing.get_context("spawn")
@@ -118,7 +118,10 @@ def run_workers(
             process.start()
             sender.close()
             started.append((process, receiver))
-        return _combine(started)
+        combined = _combine(started)
+        place = {key: n for n, key in enumerate(order)}
+        combined.outcomes.sort(key=lambda o: place.get(o.name, len(place)))
+        return combined
     finally:
         for process, _ in started:
             if process.is_alive():
