@@ -310,7 +310,11 @@ def _run_all(
             finished.append((outcome, days))  # finished once the digest is sent
         else:
             _finish(share, outcome, days)
+    place = {repo.key: n for n, repo in enumerate(chosen)}
     if batch.pending:
+        # One digest in the configuration's order, whichever repository this worker began with.
+        for _, items in batch.pending.values():
+            items.sort(key=lambda item: (place.get(item.name, len(place)), item.day))
         held_back = batch.flush(store)
         by_name = {o.name: o for o in result.outcomes}
         for delivery in held_back:
@@ -318,7 +322,6 @@ def _run_all(
     for outcome, days in finished:
         _finish(share, outcome, days)
     # Said in the configuration's order, whichever this worker started with.
-    place = {repo.key: n for n, repo in enumerate(chosen)}
     result.outcomes.sort(key=lambda o: place.get(o.name, len(place)))
     return result
 

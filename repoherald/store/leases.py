@@ -32,14 +32,6 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 
-class Cursor(Protocol):
-    rowcount: int
-
-    def fetchone(self) -> Any: ...
-
-    def fetchall(self) -> list[Any]: ...
-
-
 class Connection(Protocol):
     """The part of a DB-API connection (sqlite3, psycopg) the leases use."""
 
@@ -220,15 +212,15 @@ def renew(
     """Push the leases ``worker`` still holds ``lease_s`` further; return those it lost."""
     lost = []
     for repo, day in held:
-        cursor = conn.execute(
+        kept = conn.execute(
             _sql(
                 "UPDATE work_leases SET expires_at = ? WHERE repo = ? AND day = ?"
-                " AND worker = ? AND state = ?",
+                " AND worker = ? AND state = ? RETURNING repo",
                 style,
             ),
             (now + lease_s, repo, day.isoformat(), worker, LeaseState.WORKING.value),
-        )
-        if cursor.rowcount == 0:
+        ).fetchone()
+        if kept is None:
             lost.append((repo, day))
     return lost
 
@@ -246,10 +238,10 @@ def finish(
     """Mark the day done or failed at ``now``; False when ``worker`` no longer held it (its
     lease ran out and another worker took it)."""
     state = LeaseState.DONE if ok else LeaseState.FAILED
-    cursor = conn.execute(
+    kept = conn.execute(
         _sql(
             "UPDATE work_leases SET state = ?, expires_at = ? WHERE repo = ? AND day = ?"
-            " AND worker = ? AND state = ?",
+            " AND worker = ? AND state = ? RETURNING repo",
             style,
         ),
         (
@@ -260,5 +252,5 @@ def finish(
             worker,
             LeaseState.WORKING.value,
         ),
-    )
-    return bool(cursor.rowcount)
+    ).fetchone()
+    return kept is not None
