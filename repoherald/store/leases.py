@@ -219,8 +219,8 @@ def renew(
                 style,
             ),
             (now + lease_s, repo, day.isoformat(), worker, LeaseState.WORKING.value),
-        ).fetchone()
-        if kept is None:
+        ).fetchall()
+        if not kept:
             lost.append((repo, day))
     return lost
 
@@ -252,5 +252,5 @@ def finish(
             worker,
             LeaseState.WORKING.value,
         ),
-    ).fetchone()
-    return kept is not None
+    ).fetchall()
+    return bool(kept)
