@@ -23,7 +23,12 @@ rate of the queue with 2,000 repository-days.
 
 Usage::
 
-    cd /work/main && .venv/bin/python -m bench.bench_workers [--repos 24] [--lease 3]
+    cd /work/main && .venv/bin/python -m bench.bench_workers [--repos 24] [--lease 3] \\
+        [--backend sqlite|postgres|both]
+
+Each backend gets every phase: SQLite in a fresh home, PostgreSQL in a fresh
+database on a throwaway cluster (:mod:`tests.pgcluster`), with every worker
+in a home of its own (as on separate hosts).
 
 Exit status: 1 if a check of exactly-once fails, else 0 (a missed target is
 reported, not an error).
@@ -44,14 +49,19 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from repoherald.store.db import SqliteStore
+import psycopg
+
 from tests.gitfixture import GitFixture, run_repoherald, start_repoherald
+from tests.pgcluster import INSTALL_HINT, PgCluster, find_bindir, start_cluster
+from tests.storefixture import StoreAt
 from tests.webhook_server import WebhookServer, webhook_server
 
 SECRET = "bench-workers-secret"
 TAKEOVER_TARGET = 1.10
 """Takeover after a kill within the lease + 10 %."""
 WAIT = 600.0
+URL_ENV = "HERALD_BENCH_DATABASE_URL"
+"""Holds the phase's PostgreSQL URL (unset: SQLite in the phase's home)."""
 
 
 def _workspace(root: Path, repos: int, lease: float) -> list[str]:
@@ -65,7 +75,8 @@ def _workspace(root: Path, repos: int, lease: float) -> list[str]:
         fx.commit(f"Fix {name} scheduler crash", when=when + timedelta(hours=12))
         tables += f'\n[[repos]]\nsource = "{name}"\n'
     (root / "repoherald.toml").write_text(
-        f'[report]\ntz = "UTC"\n\n[run]\nlease_seconds = {lease}\n{tables}\n'
+        f'[report]\ntz = "UTC"\n\n[store]\nurl_env = "{URL_ENV}"\n\n'
+        f"[run]\nlease_seconds = {lease}\n{tables}\n"
         '[[publish]]\ntype = "webhook"\nname = "hook"\nkind = "json"\n'
         'url_env = "HOOK_URL"\nsecret_env = "HOOK_SECRET"\nretry_delay = 0\n',
         encoding="utf-8",
@@ -73,11 +84,11 @@ def _workspace(root: Path, repos: int, lease: float) -> list[str]:
     return names
 
 
-def _check(home: Path, hook: WebhookServer, names: list[str], day: date) -> list[str]:
+def _check(at: StoreAt, hook: WebhookServer, names: list[str], day: date) -> list[str]:
     """What is not exactly once: reports, leases, messages, integrity."""
     problems: list[str] = []
     wanted = {(n, day.isoformat()) for n in names}
-    with SqliteStore.open(home / "repoherald.db") as store:
+    with at.open() as store:
         problems += store.integrity()
         leases = Counter((x.repo, x.day.isoformat()) for x in store.repo_day_leases())
         states = {(x.repo, x.day.isoformat()): x.state.value for x in store.repo_day_leases()}
@@ -99,34 +110,49 @@ def _check(home: Path, hook: WebhookServer, names: list[str], day: date) -> list
     return problems
 
 
-def _leases(db: Path) -> list[tuple[str, str, str, str, float]]:
-    if not db.is_file():
+def _leases(at: StoreAt) -> list[tuple[str, str, str, str, float]]:
+    """The leases as they are, read behind the workers' backs (none before the table)."""
+    if at.url is None and not at.path.is_file():
         return []
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=WAIT)
     try:
-        return conn.execute(
-            "SELECT repo, day, state, worker, expires_at FROM work_leases"
-        ).fetchall()
-    except sqlite3.OperationalError:
+        rows = at.sql("SELECT repo, day, state, worker, expires_at FROM work_leases")
+    except (sqlite3.Error, psycopg.Error):
         return []
-    finally:
-        conn.close()
+    return [(str(r), str(d), str(s), str(w), float(e)) for r, d, s, w, e in rows]
 
 
-def share(root: Path, hook: WebhookServer, names: list[str], day: date) -> tuple[float, list[str]]:
-    home = root / "home-share"
+def _store(root: Path, phase: str, cluster: PgCluster | None) -> StoreAt:
+    """A fresh store for one phase: an SQLite file in the phase's home, or a database."""
+    path = root / f"home-{phase}" / "repoherald.db"
+    if cluster is None:
+        os.environ.pop(URL_ENV, None)
+        return StoreAt("sqlite", path)
+    url = cluster.url(cluster.create_database(f"bench_{phase}"))
+    os.environ[URL_ENV] = url
+    return StoreAt("postgres", path, url)
+
+
+def _home(at: StoreAt, n: int) -> str:
+    """A worker's home: the phase's one with SQLite, its own with PostgreSQL (another host)."""
+    home = at.path.parent
+    return str(home if at.url is None else home.with_name(f"{home.name}-{n}"))
+
+
+def share(
+    at: StoreAt, root: Path, hook: WebhookServer, names: list[str], day: date
+) -> tuple[float, list[str]]:
     t0 = time.perf_counter()
-    proc = run_repoherald("run", "--home", str(home), "--workers", "4", cwd=root, timeout=WAIT)
+    proc = run_repoherald("run", "--home", _home(at, 0), "--workers", "4", cwd=root, timeout=WAIT)
     seconds = time.perf_counter() - t0
     problems = [] if proc.returncode == 0 else [f"exit {proc.returncode}: {proc.stderr[-500:]}"]
-    workers = {w for _, _, _, w, _ in _leases(home / "repoherald.db")}
+    workers = {w for _, _, _, w, _ in _leases(at)}
     if len(workers) < 2:
         problems.append(f"only {len(workers)} worker(s) took days")
-    return seconds, problems + _check(home, hook, names, day)
+    return seconds, problems + _check(at, hook, names, day)
 
 
 def kill(
-    root: Path, hook: WebhookServer, names: list[str], day: date, lease: float
+    at: StoreAt, root: Path, hook: WebhookServer, names: list[str], day: date, lease: float
 ) -> tuple[float | None, float, list[str]]:
     """Seconds from the kill to the takeover, the slack after the lease ran out, problems.
 
@@ -135,18 +161,18 @@ def kill(
     others start then, do every other day and wait. The victim is killed once they
     have, so the takeover measures the lease, not how busy the others are.
     """
-    home = root / "home-kill"
-    db = home / "repoherald.db"
-    args = ("run", "--home", str(home))
     hook.hold("after")
-    victim = start_repoherald(*args, cwd=root, stderr=root / "victim.err")
+    victim = start_repoherald("run", "--home", _home(at, 0), cwd=root, stderr=root / "victim.err")
     if not hook.held.wait(WAIT):
         return None, 0.0, ["the victim never sent"]
-    others = [start_repoherald(*args, cwd=root, stderr=root / f"pod{n}.err") for n in range(3)]
+    others = [
+        start_repoherald("run", "--home", _home(at, n), cwd=root, stderr=root / f"pod{n}.err")
+        for n in (1, 2, 3)
+    ]
     deadline = time.monotonic() + WAIT
     mine = f":{victim.pid}:"
     while True:
-        rows = _leases(db)
+        rows = _leases(at)
         held = [(r, d, e) for r, d, s, w, e in rows if s == "working" and mine in w]
         if len(rows) == len(names) and all(s != "working" or mine in w for _, _, s, w, _ in rows):
             break
@@ -159,22 +185,22 @@ def kill(
     expires = max((e for *_, e in held), default=killed)
     taken: float | None = None
     while held and taken is None and time.monotonic() < deadline:
-        now = time.time()
-        rows_by_key = {(r, d): w for r, d, _, w, _ in _leases(db)}
+        rows_by_key = {(r, d): w for r, d, _, w, _ in _leases(at)}
+        now = time.time()  # after the read: the takeover is not later than this
         if any(mine not in rows_by_key[(r, d)] for r, d, _ in held):
             taken = now - killed
         time.sleep(0.002)
     for proc in others:
         proc.wait(timeout=WAIT)
-    problems = _check(home, hook, names, day)
+    problems = _check(at, hook, names, day)
     if not held:
         problems.append("the victim held no lease when it was killed")
     return taken, (killed + (taken or 0)) - expires, problems
 
 
-def _claim_all(db: Path, worker: str, days: list[tuple[str, str]], go: Any, out: Any) -> None:
+def _claim_all(at: StoreAt, worker: str, days: list[tuple[str, str]], go: Any, out: Any) -> None:
     start = len(days) * int(worker[1:]) // 4  # each starts at its own place, as workers do
-    with SqliteStore.open(db) as store:
+    with at.open() as store:
         go.wait()
         t0 = time.perf_counter()
         won = 0
@@ -186,37 +212,52 @@ def _claim_all(db: Path, worker: str, days: list[tuple[str, str]], go: Any, out:
         out.put((won, time.perf_counter() - t0))
 
 
-def claim_rate(root: Path, count: int) -> tuple[float, float, float, float]:
+def _plain_inserts(at: StoreAt, days: list[tuple[str, str]]) -> float:
+    """Single-row INSERT transactions per second into a table shaped like the leases'."""
+    create = (
+        "CREATE TABLE plain (repo TEXT NOT NULL, day TEXT NOT NULL, state TEXT NOT NULL,"
+        " worker TEXT NOT NULL, inputs TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL,"
+        " takeovers INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (repo, day))"
+    )
+    insert = "INSERT INTO plain VALUES ({0}, {0}, 'working', 'solo', 'x', {0}, 0)"
+    if at.url is not None:
+        with psycopg.connect(at.url, autocommit=True) as pg:
+            pg.execute(create)
+            t0 = time.perf_counter()
+            for repo, day in days:
+                with pg.transaction():
+                    pg.execute(insert.format("%s"), (repo, day, time.time() + 3600))
+            return len(days) / (time.perf_counter() - t0)
+    conn = sqlite3.connect(at.path, isolation_level=None, timeout=WAIT)
+    conn.execute("PRAGMA synchronous=NORMAL")  # as the store's connections
+    conn.execute(create)
+    t0 = time.perf_counter()
+    for repo, day in days:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(insert.format("?"), (repo, day, time.time() + 3600))
+        conn.execute("COMMIT")
+    rate = len(days) / (time.perf_counter() - t0)
+    conn.close()
+    return rate
+
+
+def claim_rate(
+    root: Path, count: int, cluster: PgCluster | None
+) -> tuple[float, float, float, float]:
     """Claims/s one by one, plain inserts/s, and 4 processes draining ``count`` days."""
     base = date(2026, 1, 1)
     days = [
         (f"repo{i % 200:03d}", (base + timedelta(days=i // 200)).isoformat()) for i in range(count)
     ]
-    db = root / "claims.db"
-    with SqliteStore.open(db) as store:
+    at = _store(root, "claims", cluster)
+    with at.open() as store:
         t0 = time.perf_counter()
         for repo, day in days:
             store.claim_repo_day("solo", repo, date.fromisoformat(day), inputs="x", lease_s=3600)
         claims = count / (time.perf_counter() - t0)
-    conn = sqlite3.connect(db, isolation_level=None, timeout=WAIT)
-    conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute(
-        "CREATE TABLE plain (repo TEXT NOT NULL, day TEXT NOT NULL, state TEXT NOT NULL,"
-        " worker TEXT NOT NULL, inputs TEXT NOT NULL, expires_at REAL NOT NULL,"
-        " takeovers INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (repo, day))"
-    )
-    t0 = time.perf_counter()
-    for repo, day in days:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute(
-            "INSERT INTO plain VALUES (?, ?, 'working', 'solo', 'x', ?, 0)",
-            (repo, day, time.time() + 3600),
-        )
-        conn.execute("COMMIT")
-    inserts = count / (time.perf_counter() - t0)
-    conn.close()
-    drained = root / "drain.db"
-    SqliteStore.open(drained).close()
+    inserts = _plain_inserts(at, days)
+    drained = _store(root, "drain", cluster)
+    drained.open().close()
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
     go = context.Event()
@@ -243,42 +284,70 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lease", type=float, default=3.0)
     parser.add_argument("--delay", type=float, default=0.1, help="seconds per webhook message")
     parser.add_argument("--claims", type=int, default=2000)
+    parser.add_argument(
+        "--backend", choices=("sqlite", "postgres", "both"), default="both",
+        help="postgres: a throwaway cluster (Debian's postgresql package)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    day = datetime.now(UTC).date() - timedelta(1)
     failed = False
+    backends = ("sqlite", "postgres") if args.backend == "both" else (args.backend,)
     with tempfile.TemporaryDirectory(prefix="bench-workers-") as tmp:
         root = Path(tmp)
-        with webhook_server(SECRET) as hook:
-            os.environ["HOOK_URL"] = f"{hook.url}/json"
-            os.environ["HOOK_SECRET"] = SECRET
-            hook.delay = args.delay
-            names = _workspace(root, args.repos, args.lease)
-            seconds, problems = share(root, hook, names, day)
-            print(f"[1] share: {args.repos} repository-days, run --workers 4: {seconds:.2f} s")
-            print(f"    exactly once (reports, leases, messages, integrity): {_verdict(problems)}")
-            failed |= bool(problems)
-            hook.received.clear()
-            hook.delay = 0.0
-            taken, slack, problems = kill(root, hook, names, day, args.lease)
-            if taken is None:
-                print("[2] kill: no takeover measured")
-            else:
-                ratio = taken / args.lease
-                target = "PASS" if ratio <= TAKEOVER_TARGET else "FAIL"
-                print(
-                    f"[2] kill -9 of 1 of 4 pods: taken over {taken:.2f} s after the kill,"
-                    f" lease {args.lease:g} s ({ratio:.2f}x; target <= {TAKEOVER_TARGET:.2f}x:"
-                    f" {target}); {slack:+.2f} s after the lease ran out"
-                )
-            print(f"    exactly once after the kill: {_verdict(problems)}")
-            failed |= bool(problems)
-        claims, inserts, seconds, drain = claim_rate(root, args.claims)
-        print(
-            f"[3] claim rate, {args.claims} repository-days, SQLite: {claims:,.0f} claims/s one"
-            f" by one vs {inserts:,.0f} plain inserts/s ({claims / inserts:.2f}x);"
-            f" 4 processes drained them in {seconds:.2f} s ({drain:,.0f} claims/s, each once)"
-        )
+        for backend in backends:
+            cluster = None
+            if backend == "postgres":
+                bindir = find_bindir()
+                if bindir is None:
+                    raise SystemExit(INSTALL_HINT)
+                cluster = start_cluster(bindir)
+            try:
+                failed |= _phases(root / backend, args, cluster)
+            finally:
+                if cluster is not None:
+                    cluster.stop()
     return 1 if failed else 0
+
+
+def _phases(root: Path, args: argparse.Namespace, cluster: PgCluster | None) -> bool:
+    """The three measurements on one backend; True if exactly-once failed."""
+    root.mkdir()
+    label = "SQLite" if cluster is None else "PostgreSQL"
+    day = datetime.now(UTC).date() - timedelta(1)
+    failed = False
+    with webhook_server(SECRET) as hook:
+        os.environ["HOOK_URL"] = f"{hook.url}/json"
+        os.environ["HOOK_SECRET"] = SECRET
+        hook.delay = args.delay
+        names = _workspace(root, args.repos, args.lease)
+        at = _store(root, "share", cluster)
+        seconds, problems = share(at, root, hook, names, day)
+        print(f"{label}")
+        print(f"[1] share: {args.repos} repository-days, run --workers 4: {seconds:.2f} s")
+        print(f"    exactly once (reports, leases, messages, integrity): {_verdict(problems)}")
+        failed |= bool(problems)
+        hook.received.clear()
+        hook.delay = 0.0
+        at = _store(root, "kill", cluster)
+        taken, slack, problems = kill(at, root, hook, names, day, args.lease)
+        if taken is None:
+            print("[2] kill: no takeover measured")
+        else:
+            ratio = taken / args.lease
+            target = "PASS" if ratio <= TAKEOVER_TARGET else "FAIL"
+            print(
+                f"[2] kill -9 of 1 of 4 pods: taken over {taken:.2f} s after the kill,"
+                f" lease {args.lease:g} s ({ratio:.2f}x; target <= {TAKEOVER_TARGET:.2f}x:"
+                f" {target}); {slack:+.2f} s after the lease ran out"
+            )
+        print(f"    exactly once after the kill: {_verdict(problems)}")
+        failed |= bool(problems)
+    claims, inserts, seconds, drain = claim_rate(root, args.claims, cluster)
+    print(
+        f"[3] claim rate, {args.claims} repository-days: {claims:,.0f} claims/s one"
+        f" by one vs {inserts:,.0f} plain inserts/s ({claims / inserts:.2f}x);"
+        f" 4 processes drained them in {seconds:.2f} s ({drain:,.0f} claims/s, each once)"
+    )
+    return failed
 
 
 def _verdict(problems: list[str]) -> str:

@@ -15,7 +15,7 @@ the CLI adds flag hints where it knows them. Errors of libraries underneath
     ├── SourceError                 a repository cannot be opened, cloned, fetched or read
     │   ├── CommitError             one commit's answer is unusable (contained to that commit)
     │   └── StageTimeoutError       fetching a repository-day took longer than its time budget
-    ├── StoreError                  the SQLite store cannot be opened, migrated or read
+    ├── StoreError                  the store (SQLite or PostgreSQL) cannot be opened or used
     │   ├── StoreDamagedError       the file is not a usable database (a cache: move it aside)
     │   └── StoreBusyError          another run held the store for too long (wait, retry)
     ├── PublishError                a report could not be written or delivered
@@ -69,7 +69,7 @@ class StageTimeoutError(SourceError):
 
 
 class StoreError(RepoheraldError):
-    """The SQLite store cannot be opened or migrated."""
+    """The store (an SQLite file or a PostgreSQL database) cannot be opened, migrated or used."""
 
 
 class StoreDamagedError(StoreError):

@@ -14,9 +14,14 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
+from typing import Any
+
+import psycopg
 
 from repoherald.models import (
     Analysis,
@@ -29,9 +34,41 @@ from repoherald.models import (
     Person,
 )
 from repoherald.store.db import SqliteStore as Store
+from repoherald.store.pgconn import to_postgres
+from repoherald.store.postgres import PostgresStore
 
 EXTRACTOR = "facts/test"
 ANALYSER = "rules/test"
+
+
+@dataclass(frozen=True, slots=True)
+class StoreAt:
+    """Where a test's store lives, on either backend (the ``store_at`` fixture).
+
+    :meth:`open` opens it afresh each time, as successive runs would;
+    :meth:`sql` runs SQL (``?`` placeholders) on a connection of its own, for a
+    test that must age, edit or inspect rows behind the store's back.
+    """
+
+    backend: str
+    path: Path
+    url: str | None = None
+
+    def open(self, *, rebuild: bool = False, use_cache: bool = True) -> Store | PostgresStore:
+        if self.url is not None:
+            return PostgresStore.open(self.url, rebuild=rebuild, use_cache=use_cache)
+        return Store.open(self.path, rebuild=rebuild, use_cache=use_cache)
+
+    def sql(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        if self.url is not None:
+            with psycopg.connect(self.url, autocommit=True) as pg:
+                cur = pg.execute(to_postgres(sql), params)
+                return list(cur.fetchall()) if cur.description else []
+        conn = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            return list(conn.execute(sql, params).fetchall())
+        finally:
+            conn.close()
 
 
 def sample(i: int, analyser: str = ANALYSER) -> tuple[Commit, Facts, Analysis]:

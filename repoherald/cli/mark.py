@@ -64,7 +64,7 @@ def mark_command(
         if export is not None:
             if sha or importance or change_type or reason or repo:
                 raise UsageError("--export writes every correction: give it alone")
-            with open_store(path) as store:
+            with open_store(path, url_env=file_cfg.store.url_env) as store:
                 count = export_corrections(store, Path(export))
             click.echo(f"{count} correction(s) written to {export}")
             return
@@ -73,7 +73,7 @@ def mark_command(
                 "mark needs a SHA, --importance and --reason, e.g. repoherald mark 1a2b3c4"
                 ' --importance high --reason "breaks our plugin\'s loader"'
             )
-        with open_store(path) as store:
+        with open_store(path, url_env=file_cfg.store.url_env) as store:
             done = mark_commit(
                 store, sha, Importance(importance),
                 ChangeType(change_type) if change_type else None, reason, repo,

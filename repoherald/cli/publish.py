@@ -57,7 +57,7 @@ def publish_command(
         chosen = _targets(settings.publish, targets)
         batch = Batch(force=force)  # digest targets: one message once every repository is read
         archive = archive_of(settings)
-        with open_store(settings.db_path) as store:
+        with open_store(settings.db_path, url_env=settings.store_url_env) as store:
             for repo in select_repos(settings.repos):
                 lang = repo.config.lang or settings.lang
                 days = settings.selection.days

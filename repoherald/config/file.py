@@ -180,6 +180,20 @@ class _RunFile(BaseModel):
     )
 
 
+class _StoreFile(BaseModel):
+    """Where the store lives: the embedded SQLite file in the home, or a shared PostgreSQL."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url_env: str | None = Field(
+        default=None,
+        description=(
+            "NAME of the env variable holding a postgresql:// URL (e.g. REPOHERALD_DATABASE_URL):"
+            " when it is set, the store is that database. Default: SQLite in the home."
+        ),
+    )
+
+
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 WEEKDAYS: tuple[Weekday, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 """Weekday names in ``date.weekday()`` order."""
@@ -263,6 +277,7 @@ class _ConfigFile(BaseModel):
         description="Where `run` and `publish` deliver each repository-day (any number).",
     )
     github: _GitHubFile = Field(default_factory=_GitHubFile)
+    store: _StoreFile = Field(default_factory=_StoreFile)
 
 
 def load_config_file(path: Path) -> _ConfigFile:

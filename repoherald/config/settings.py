@@ -63,6 +63,8 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
     publish: tuple[NamedTarget, ...] = ()
     """The validated ``[[publish]]`` targets (the archive of ``run`` is not one of them)."""
+    store_url_env: str | None = None
+    """``[store] url_env``: the NAME of the variable that may hold a PostgreSQL store's URL."""
 
     @property
     def tz(self) -> ZoneInfo:
@@ -170,6 +172,7 @@ def merge_settings(
         github=github,
         repos_from_config=not overrides.repo.repos,
         publish=publish_targets(file_cfg.publish, github, require_env=delivery_secrets),
+        store_url_env=file_cfg.store.url_env,
     )
 
 

@@ -157,6 +157,7 @@ def run(
         return _logged(settings, repos, store, emitter, command, llm_breaker, llm_time)
     with open_store(
         settings.db_path,
+        url_env=settings.store_url_env,
         rebuild=rebuild,
         use_cache=use_cache,
         on_wait=lambda message: emitter.say(message, "store"),

@@ -15,17 +15,17 @@ signatures of public definitions), and redaction would change it.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import date, timedelta
 from typing import Any, TypeVar
 
 from repoherald.store.rows import Misses, Unreadable, decode, encode
+from repoherald.store.sql import Conn, upsert
 
 T = TypeVar("T")
 
 
-def load(conn: sqlite3.Connection, blob: str, codec: str, build: Callable[[Any], T]) -> T | None:
+def load(conn: Conn, blob: str, codec: str, build: Callable[[Any], T]) -> T | None:
     """The row's JSON value passed through ``build``; None when absent or unreadable.
 
     ``build`` raising ``TypeError``/``ValueError`` makes the row unreadable too.
@@ -50,16 +50,13 @@ KEEP_DAYS = 60
 parsed whole once more when it changes again, and the table stays bounded."""
 
 
-def save(
-    conn: sqlite3.Connection, codec: str, rows: Iterable[tuple[str, Any]], today: date
-) -> None:
+def save(conn: Conn, codec: str, rows: Iterable[tuple[str, Any]], today: date) -> None:
     """Store ``(blob SHA, JSON value)`` pairs and drop rows older than :data:`KEEP_DAYS`.
 
     The caller holds the transaction.
     """
     conn.executemany(
-        "INSERT OR REPLACE INTO blob_apis (blob, codec, data, checksum, saved_on)"
-        " VALUES (?, ?, ?, ?, ?)",
+        upsert("blob_apis", ("blob", "codec", "data", "checksum", "saved_on"), ("blob", "codec")),
         ((blob, codec, *encode([blob, codec], value), today.isoformat()) for blob, value in rows),
     )
     cutoff = today - timedelta(days=KEEP_DAYS)

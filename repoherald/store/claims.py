@@ -18,7 +18,6 @@ another host cannot be checked, so it is trusted for :data:`LEASE` only.
 from __future__ import annotations
 
 import os
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
@@ -28,6 +27,7 @@ from pathlib import Path
 from repoherald.store import ledger
 from repoherald.store.ledger import LedgerEntry
 from repoherald.store.runs import now_text, process_gone, this_host
+from repoherald.store.sql import Conn, split_columns, upsert
 
 LEASE = timedelta(hours=1)
 """How long a claim held on another host counts as alive: no delivery takes this long."""
@@ -124,7 +124,7 @@ def _claim(row: tuple[object, ...]) -> Claim:
     )
 
 
-def get(conn: sqlite3.Connection, target: str, repo: str, day: date) -> Claim | None:
+def get(conn: Conn, target: str, repo: str, day: date) -> Claim | None:
     row = conn.execute(
         f"SELECT {COLUMNS} FROM publish_claims WHERE target = ? AND repo = ? AND day = ?",
         (target, repo, day.isoformat()),
@@ -132,17 +132,15 @@ def get(conn: sqlite3.Connection, target: str, repo: str, day: date) -> Claim | 
     return None if row is None else _claim(row)
 
 
-def for_target(conn: sqlite3.Connection, target: str) -> list[Claim]:
+def for_target(conn: Conn, target: str) -> list[Claim]:
     rows = conn.execute(f"SELECT {COLUMNS} FROM publish_claims WHERE target = ?", (target,))
     return [_claim(row) for row in rows]
 
 
-def take(
-    conn: sqlite3.Connection, target: str, repo: str, day: date, content_hash: str, me: Owner
-) -> None:
+def take(conn: Conn, target: str, repo: str, day: date, content_hash: str, me: Owner) -> None:
     """Hold the claim (replacing a dead holder's); the caller holds the write transaction."""
     conn.execute(
-        f"INSERT OR REPLACE INTO publish_claims ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        upsert("publish_claims", split_columns(COLUMNS), ("target", "repo", "day")),
         (
             target,
             repo,
@@ -157,16 +155,14 @@ def take(
     )
 
 
-def set_state(
-    conn: sqlite3.Connection, target: str, repo: str, day: date, state: ClaimState
-) -> None:
+def set_state(conn: Conn, target: str, repo: str, day: date, state: ClaimState) -> None:
     conn.execute(
         "UPDATE publish_claims SET state = ? WHERE target = ? AND repo = ? AND day = ?",
         (state.value, target, repo, day.isoformat()),
     )
 
 
-def release(conn: sqlite3.Connection, target: str, repo: str, day: date) -> None:
+def release(conn: Conn, target: str, repo: str, day: date) -> None:
     conn.execute(
         "DELETE FROM publish_claims WHERE target = ? AND repo = ? AND day = ?",
         (target, repo, day.isoformat()),
@@ -197,7 +193,7 @@ class Verdict:
 
 
 def judge(
-    conn: sqlite3.Connection,
+    conn: Conn,
     target: str,
     repo: str,
     day: date,
@@ -223,7 +219,7 @@ def judge(
 
 
 def decide(
-    conn: sqlite3.Connection,
+    conn: Conn,
     target: str,
     repo: str,
     day: date,

@@ -7,7 +7,6 @@ the title and date its benchmark row needs.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ from repoherald.models import (
 from repoherald.store.codec import analysis_from_dict, commit_from_dict
 from repoherald.store.rows import Unreadable, decode
 from repoherald.store.runs import now_text
+from repoherald.store.sql import Conn, split_columns, upsert
 
 COLUMNS = "repo, sha, importance, change_type, reason, marked_at"
 _CHUNK = 500
@@ -38,7 +38,7 @@ class Marked:
     """The type of the newest analysis in the store, for rows that corrected only importance."""
 
 
-def find(conn: sqlite3.Connection, sha: str, repo: str | None) -> list[tuple[str, str]]:
+def find(conn: Conn, sha: str, repo: str | None) -> list[tuple[str, str]]:
     """(repository, full SHA) of the reported commits ``sha`` (a prefix) may mean."""
     pattern = sha.lower().replace("%", "").replace("_", "") + "%"
     if repo is None:
@@ -55,15 +55,15 @@ def find(conn: sqlite3.Connection, sha: str, repo: str | None) -> list[tuple[str
     return [(str(r), str(s)) for r, s in rows.fetchall()]
 
 
-def save(conn: sqlite3.Connection, repo: str, sha: str, correction: Correction) -> None:
+def save(conn: Conn, repo: str, sha: str, correction: Correction) -> None:
     type_value = correction.change_type.value if correction.change_type else None
     conn.execute(
-        f"INSERT OR REPLACE INTO corrections ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+        upsert("corrections", split_columns(COLUMNS), ("repo", "sha")),
         (repo, sha, correction.importance.value, type_value, correction.reason, now_text()),
     )
 
 
-def load(conn: sqlite3.Connection, repo: str, shas: Sequence[str]) -> dict[str, Correction]:
+def load(conn: Conn, repo: str, shas: Sequence[str]) -> dict[str, Correction]:
     """The corrections of ``repo``'s ``shas``, by SHA."""
     out: dict[str, Correction] = {}
     for start in range(0, len(shas), _CHUNK):
@@ -79,7 +79,7 @@ def load(conn: sqlite3.Connection, repo: str, shas: Sequence[str]) -> dict[str, 
     return out
 
 
-def every(conn: sqlite3.Connection) -> list[Marked]:
+def every(conn: Conn) -> list[Marked]:
     """Every correction, oldest mark first, with its commit and the tool's newest type."""
     rows = conn.execute(
         "SELECT k.repo, k.sha, k.importance, k.change_type, k.reason, k.marked_at,"
@@ -101,7 +101,7 @@ def every(conn: sqlite3.Connection) -> list[Marked]:
     return out
 
 
-def _tool_type(conn: sqlite3.Connection, sha: str) -> ChangeType | None:
+def _tool_type(conn: Conn, sha: str) -> ChangeType | None:
     """The change type of the newest readable analysis of ``sha`` (rules or model)."""
     rows = conn.execute(
         "SELECT analyser, CAST(data AS BLOB), checksum FROM analyses WHERE sha = ?"

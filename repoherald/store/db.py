@@ -36,6 +36,7 @@ from repoherald.models import (
 from repoherald.redact import redact
 from repoherald.store import (
     blobapis,
+    cache,
     claims,
     corrections,
     indexes,
@@ -48,12 +49,6 @@ from repoherald.store import (
 from repoherald.store import runs as run_log
 from repoherald.store.base import EtagCache
 from repoherald.store.claims import Claim, ClaimState, Verdict
-from repoherald.store.codec import (
-    analysis_from_dict,
-    commit_from_dict,
-    facts_from_dict,
-    to_jsonable,
-)
 from repoherald.store.connect import (
     DEFAULT_WAIT_SECONDS,
     Waiter,
@@ -75,12 +70,10 @@ from repoherald.store.ledger import LedgerEntry, LedgerStatus
 from repoherald.store.links import Indexed, Known
 from repoherald.store.migrations import MIGRATIONS, applied_versions, apply_pending
 from repoherald.store.rebuild import carry_over
-from repoherald.store.rows import Misses, Unreadable, decode, encode
 
 log = logging.getLogger("repoherald")
 
 T = TypeVar("T")
-_CHUNK = 500
 
 
 class SqliteStore:
@@ -262,39 +255,7 @@ class SqliteStore:
         """Everything cached for ``shas`` under these identities (missing ones omitted)."""
         if not self.use_cache:
             return {}
-        return self._best_effort(lambda: self._load(shas, extractor, analyser), {})
-
-    def _load(
-        self, shas: Sequence[str], extractor: str, analyser: str
-    ) -> dict[str, tuple[Commit, Facts, Analysis]]:
-        out: dict[str, tuple[Commit, Facts, Analysis]] = {}
-        misses = Misses()
-        for start in range(0, len(shas), _CHUNK):
-            chunk = list(shas[start : start + _CHUNK])
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(
-                "SELECT c.sha, CAST(c.data AS BLOB), c.checksum,"
-                " CAST(f.data AS BLOB), f.checksum, CAST(a.data AS BLOB), a.checksum"
-                " FROM commits c"
-                " JOIN facts f ON f.sha = c.sha AND f.extractor = ?"
-                " JOIN analyses a ON a.sha = c.sha AND a.analyser = ?"
-                f" WHERE c.sha IN ({marks})",
-                (extractor, analyser, *chunk),
-            ).fetchall()
-            for sha, c_data, c_sum, f_data, f_sum, a_data, a_sum in rows:
-                table = "commits"
-                try:
-                    commit = decode([sha], c_data, c_sum, commit_from_dict)
-                    table = "facts"
-                    facts = decode([sha, extractor], f_data, f_sum, facts_from_dict)
-                    table = "analyses"
-                    analysis = decode([sha, analyser], a_data, a_sum, analysis_from_dict)
-                except Unreadable as exc:
-                    misses.add(table, [sha], exc)
-                    continue
-                out[sha] = (commit, facts, analysis)
-        misses.report()
-        return out
+        return self._best_effort(lambda: cache.load(self.conn, shas, extractor, analyser), {})
 
     def save(
         self,
@@ -304,71 +265,19 @@ class SqliteStore:
     ) -> int:
         """Store commits, their file changes, facts and analyses in one transaction."""
         items = list(items)
-        return self._best_effort(lambda: self._save(repo, items, extractor), 0)
 
-    def _save(self, repo: str, items: list[tuple[Commit, Facts, Analysis]], extractor: str) -> int:
-        c = self.conn
-        with self._transaction():
-            for commit, facts, analysis in items:
-                sha = commit.sha
-                c.execute(
-                    "INSERT OR REPLACE INTO commits (sha, data, checksum) VALUES (?, ?, ?)",
-                    (sha, *encode([sha], to_jsonable(commit))),
-                )
-                c.execute(
-                    "INSERT OR IGNORE INTO repo_commits (repo, sha) VALUES (?, ?)", (repo, sha)
-                )
-                c.execute("DELETE FROM file_changes WHERE sha = ?", (sha,))
-                changes = [
-                    (sha, i, f.path, f.old_path, f.status.value, f.added, f.deleted, int(f.binary))
-                    for i, f in enumerate(facts.files)
-                ]
-                c.executemany(
-                    "INSERT INTO file_changes"
-                    " (sha, idx, path, old_path, status, added, deleted, binary)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    changes,
-                )
-                c.execute(
-                    "INSERT OR REPLACE INTO facts (sha, extractor, data, checksum)"
-                    " VALUES (?, ?, ?, ?)",
-                    (sha, extractor, *encode([sha, extractor], to_jsonable(facts))),
-                )
-                self._put_analysis(sha, analysis)
-        return len(items)
+        def op() -> int:
+            with self._transaction():
+                cache.save(self.conn, repo, items, extractor)
+            return len(items)
 
-    def _put_analysis(self, sha: str, analysis: Analysis) -> None:
-        data, digest = encode([sha, analysis.analyser], to_jsonable(analysis))
-        self.conn.execute(
-            "INSERT OR REPLACE INTO analyses (sha, analyser, data, created_at, checksum)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (sha, analysis.analyser, data, run_log.now_text(), digest),
-        )
+        return self._best_effort(op, 0)
 
     def load_analyses(self, shas: Sequence[str], analyser: str) -> dict[str, Analysis]:
         """Cached analyses of ``shas`` by one analyser (e.g. an LLM identity)."""
         if not self.use_cache:
             return {}
-        return self._best_effort(lambda: self._load_analyses(shas, analyser), {})
-
-    def _load_analyses(self, shas: Sequence[str], analyser: str) -> dict[str, Analysis]:
-        out: dict[str, Analysis] = {}
-        misses = Misses()
-        for start in range(0, len(shas), _CHUNK):
-            chunk = list(shas[start : start + _CHUNK])
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(
-                "SELECT sha, CAST(data AS BLOB), checksum FROM analyses"
-                f" WHERE analyser = ? AND sha IN ({marks})",
-                (analyser, *chunk),
-            ).fetchall()
-            for sha, data, digest in rows:
-                try:
-                    out[sha] = decode([sha, analyser], data, digest, analysis_from_dict)
-                except Unreadable as exc:
-                    misses.add("analyses", [sha], exc)
-        misses.report()
-        return out
+        return self._best_effort(lambda: cache.load_analyses(self.conn, shas, analyser), {})
 
     def save_analyses(self, items: Iterable[tuple[str, Analysis]]) -> None:
         """Cache analyses keyed by (commit SHA, analyser identity)."""
@@ -376,8 +285,7 @@ class SqliteStore:
 
         def put() -> None:
             with self._transaction():
-                for sha, analysis in items:
-                    self._put_analysis(sha, analysis)
+                cache.put_analyses(self.conn, items)
 
         self._best_effort(put, None)
 

@@ -15,7 +15,6 @@ store's :attr:`~repoherald.store.base.Store.etags` in a run, or
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -23,6 +22,7 @@ from typing import Protocol, TypeVar
 
 from repoherald.store.base import Cached
 from repoherald.store.runs import now_text
+from repoherald.store.sql import Conn, upsert
 
 KEEP_DAYS = 30
 
@@ -63,13 +63,13 @@ class StoreEtags:
     each answer on its own, as before: a rolled-back report never loses them.
     """
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection], guard: Guard) -> None:
+    def __init__(self, connect: Callable[[], Conn], guard: Guard) -> None:
         self._connect = connect
         self._guard = guard
-        self._conn: sqlite3.Connection | None = None
+        self._conn: Conn | None = None
         self._lock = threading.Lock()
 
-    def _opened(self) -> sqlite3.Connection:
+    def _opened(self) -> Conn:
         if self._conn is None:
             conn = self._connect()
             cutoff = datetime.now(UTC) - timedelta(days=KEEP_DAYS)
@@ -95,8 +95,7 @@ class StoreEtags:
     def put(self, url: str, etag: str, body: bytes, link: str) -> None:
         def op() -> None:
             self._opened().execute(
-                "INSERT OR REPLACE INTO github_etags (url, etag, body, link, used_at)"
-                " VALUES (?, ?, ?, ?, ?)",
+                upsert("github_etags", ("url", "etag", "body", "link", "used_at"), ("url",)),
                 (url, etag, body, link, now_text()),
             )
 

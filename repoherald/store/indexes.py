@@ -8,15 +8,15 @@ moved. Rows carry a checksum like every cached row; a bad one is a miss.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from repoherald.redact import redact
 from repoherald.store.rows import Misses, Unreadable, checksum, decode, encode
 from repoherald.store.runs import now_text
+from repoherald.store.sql import Conn, upsert
 
 
-def load(conn: sqlite3.Connection, key: str) -> dict[str, Any] | None:
+def load(conn: Conn, key: str) -> dict[str, Any] | None:
     """The index stored under ``key`` as a plain dict, or None (absent or unreadable)."""
     row = conn.execute(
         "SELECT CAST(data AS BLOB), checksum FROM downstream_indexes WHERE key = ?", (key,)
@@ -33,7 +33,7 @@ def load(conn: sqlite3.Connection, key: str) -> dict[str, Any] | None:
     return data
 
 
-def save(conn: sqlite3.Connection, key: str, scope: str, data: dict[str, Any]) -> None:
+def save(conn: Conn, key: str, scope: str, data: dict[str, Any]) -> None:
     """Store an index, replacing any earlier one of the same checkout and packages.
 
     The text is redacted like everything the store keeps: string literals of
@@ -43,8 +43,7 @@ def save(conn: sqlite3.Connection, key: str, scope: str, data: dict[str, Any]) -
     digest = checksum([key], text.encode("utf-8"))
     conn.execute("DELETE FROM downstream_indexes WHERE scope = ? AND key != ?", (scope, key))
     conn.execute(
-        "INSERT OR REPLACE INTO downstream_indexes (key, scope, data, checksum, created_at)"
-        " VALUES (?, ?, ?, ?, ?)",
+        upsert("downstream_indexes", ("key", "scope", "data", "checksum", "created_at"), ("key",)),
         (key, scope, text, digest, now_text()),
     )
 

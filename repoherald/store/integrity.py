@@ -9,7 +9,7 @@ wrong rather than a count. The same SQL serves every backend.
 
 from __future__ import annotations
 
-from repoherald.store.leases import Connection
+from repoherald.store.sql import Conn
 
 _RULES: tuple[tuple[str, str], ...] = (
     (
@@ -32,7 +32,7 @@ _RULES: tuple[tuple[str, str], ...] = (
 )
 
 
-def problems(conn: Connection) -> list[str]:
+def problems(conn: Conn) -> list[str]:
     """One line per broken rule (empty when the store is consistent)."""
     out = []
     for what, sql in _RULES:

@@ -17,10 +17,10 @@ again. A day that failed is kept as ``failed``, so the worker's siblings in
 the same run (started before it failed) do not all fail it again; a later
 run retries it.
 
-The functions take an open DB-API connection whose caller holds the write
-transaction, and ``now`` in Unix seconds from one clock for everyone (the
-database's where it has one), so the SQL is the same for every backend but
-for the parameter style.
+The functions take a store connection (:class:`repoherald.store.sql.Conn`)
+whose caller holds the write transaction (or the day's lock), and ``now`` in
+Unix seconds from one clock for everyone (the database server's, for
+PostgreSQL), so the SQL is the same for both backends.
 """
 
 from __future__ import annotations
@@ -29,13 +29,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
-
-class Connection(Protocol):
-    """The part of a DB-API connection (sqlite3, psycopg) the leases use."""
-
-    def execute(self, sql: str, params: Sequence[Any] = ..., /) -> Any: ...
+from repoherald.store.sql import Conn
 
 
 class LeaseState(StrEnum):
@@ -103,28 +99,23 @@ def _lease(row: Sequence[Any]) -> Lease:
     )
 
 
-def _sql(sql: str, style: str) -> str:
-    """``?`` placeholders in the backend's style (``qmark`` or ``format``)."""
-    return sql.replace("?", "%s") if style == "format" else sql
-
-
-def get(conn: Connection, repo: str, day: date, style: str = "qmark") -> Lease | None:
+def get(conn: Conn, repo: str, day: date) -> Lease | None:
     row = conn.execute(
-        _sql(f"SELECT {COLUMNS} FROM work_leases WHERE repo = ? AND day = ?", style),
+        f"SELECT {COLUMNS} FROM work_leases WHERE repo = ? AND day = ?",
         (repo, day.isoformat()),
     ).fetchone()
     return None if row is None else _lease(row)
 
 
-def every(conn: Connection, style: str = "qmark") -> list[Lease]:
-    rows = conn.execute(_sql(f"SELECT {COLUMNS} FROM work_leases ORDER BY repo, day", style))
+def every(conn: Conn) -> list[Lease]:
+    rows = conn.execute(f"SELECT {COLUMNS} FROM work_leases ORDER BY repo, day")
     return [_lease(row) for row in rows.fetchall()]
 
 
-def unfinished(conn: Connection, repo: str, style: str = "qmark") -> list[date]:
+def unfinished(conn: Conn, repo: str) -> list[date]:
     """Days of ``repo`` a worker claimed and never finished (it may still be at work)."""
     rows = conn.execute(
-        _sql("SELECT day FROM work_leases WHERE repo = ? AND state = ? ORDER BY day", style),
+        "SELECT day FROM work_leases WHERE repo = ? AND state = ? ORDER BY day",
         (repo, LeaseState.WORKING.value),
     )
     return [date.fromisoformat(str(row[0])) for row in rows.fetchall()]
@@ -154,7 +145,7 @@ def judge(
 
 
 def claim(
-    conn: Connection,
+    conn: Conn,
     worker: str,
     repo: str,
     day: date,
@@ -164,7 +155,6 @@ def claim(
     now: float,
     started: float | None = None,
     redo: bool = False,
-    style: str = "qmark",
 ) -> Verdict:
     """Read the day's row and take it when :func:`judge` says it is this worker's.
 
@@ -174,7 +164,7 @@ def claim(
     taken again when ``redo`` is set (``--no-cache``); a day done since (by a
     sibling worker) is :attr:`Verdict.DONE` either way.
     """
-    found = get(conn, repo, day, style)
+    found = get(conn, repo, day)
     verdict = judge(found, worker, inputs, now, started, redo)
     if not verdict.mine:
         return verdict
@@ -182,42 +172,32 @@ def claim(
     params = (LeaseState.WORKING.value, worker, inputs, now + lease_s, takeovers)
     if found is None:
         conn.execute(
-            _sql(
-                f"INSERT INTO work_leases ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                style,
-            ),
+            f"INSERT INTO work_leases ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (repo, day.isoformat(), *params),
         )
     else:
         conn.execute(
-            _sql(
-                "UPDATE work_leases SET state = ?, worker = ?, inputs = ?, expires_at = ?,"
-                " takeovers = ? WHERE repo = ? AND day = ?",
-                style,
-            ),
+            "UPDATE work_leases SET state = ?, worker = ?, inputs = ?, expires_at = ?,"
+            " takeovers = ? WHERE repo = ? AND day = ?",
             (*params, repo, day.isoformat()),
         )
     return verdict
 
 
 def renew(
-    conn: Connection,
+    conn: Conn,
     worker: str,
     held: Sequence[tuple[str, date]],
     *,
     lease_s: float,
     now: float,
-    style: str = "qmark",
 ) -> list[tuple[str, date]]:
     """Push the leases ``worker`` still holds ``lease_s`` further; return those it lost."""
     lost = []
     for repo, day in held:
         kept = conn.execute(
-            _sql(
-                "UPDATE work_leases SET expires_at = ? WHERE repo = ? AND day = ?"
-                " AND worker = ? AND state = ? RETURNING repo",
-                style,
-            ),
+            "UPDATE work_leases SET expires_at = ? WHERE repo = ? AND day = ?"
+            " AND worker = ? AND state = ? RETURNING repo",
             (now + lease_s, repo, day.isoformat(), worker, LeaseState.WORKING.value),
         ).fetchall()
         if not kept:
@@ -226,24 +206,20 @@ def renew(
 
 
 def finish(
-    conn: Connection,
+    conn: Conn,
     worker: str,
     repo: str,
     day: date,
     *,
     ok: bool,
     now: float,
-    style: str = "qmark",
 ) -> bool:
     """Mark the day done or failed at ``now``; False when ``worker`` no longer held it (its
     lease ran out and another worker took it)."""
     state = LeaseState.DONE if ok else LeaseState.FAILED
     kept = conn.execute(
-        _sql(
-            "UPDATE work_leases SET state = ?, expires_at = ? WHERE repo = ? AND day = ?"
-            " AND worker = ? AND state = ? RETURNING repo",
-            style,
-        ),
+        "UPDATE work_leases SET state = ?, expires_at = ? WHERE repo = ? AND day = ?"
+        " AND worker = ? AND state = ? RETURNING repo",
         (
             state.value,
             now,

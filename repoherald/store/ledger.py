@@ -20,13 +20,13 @@ Typical use by a publisher::
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum
 
 from repoherald.redact import redact
 from repoherald.store.runs import now_text
+from repoherald.store.sql import Conn
 
 
 class LedgerStatus(StrEnum):
@@ -88,7 +88,7 @@ def _entry(row: tuple[object, ...]) -> LedgerEntry:
     )
 
 
-def get(conn: sqlite3.Connection, target: str, repo: str, day: date) -> LedgerEntry | None:
+def get(conn: Conn, target: str, repo: str, day: date) -> LedgerEntry | None:
     row = conn.execute(
         f"SELECT {COLUMNS} FROM publish_ledger WHERE target = ? AND repo = ? AND day = ?",
         (target, repo, day.isoformat()),
@@ -96,20 +96,24 @@ def get(conn: sqlite3.Connection, target: str, repo: str, day: date) -> LedgerEn
     return None if row is None else _entry(row)
 
 
-def entries(
-    conn: sqlite3.Connection, target: str | None = None, day: date | None = None
-) -> list[LedgerEntry]:
+def entries(conn: Conn, target: str | None = None, day: date | None = None) -> list[LedgerEntry]:
+    where, params = ["1 = 1"], []
+    if target is not None:
+        where.append("target = ?")
+        params.append(target)
+    if day is not None:
+        where.append("day = ?")
+        params.append(day.isoformat())
     rows = conn.execute(
-        f"SELECT {COLUMNS} FROM publish_ledger"
-        " WHERE (?1 IS NULL OR target = ?1) AND (?2 IS NULL OR day = ?2)"
+        f"SELECT {COLUMNS} FROM publish_ledger WHERE {' AND '.join(where)}"
         " ORDER BY day, target, repo",
-        (target, None if day is None else day.isoformat()),
+        params,
     )
     return [_entry(row) for row in rows]
 
 
 def record(
-    conn: sqlite3.Connection,
+    conn: Conn,
     target: str,
     repo: str,
     day: date,

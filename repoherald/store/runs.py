@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import os
 import socket
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from repoherald.redact import redact
+from repoherald.store.sql import Conn
 
 LEGACY_RUN_HOURS = 24
 """A ``running`` row without a pid (written before pids were recorded) is
@@ -45,18 +45,19 @@ def process_gone(pid: int) -> bool:
     return False
 
 
-def start(conn: sqlite3.Connection, store: str, command: str) -> int:
+def start(conn: Conn, store: str, command: str) -> int:
     cur = conn.execute(
-        "INSERT INTO runs (started_at, command, status, pid, host) VALUES (?, ?, 'running', ?, ?)",
+        "INSERT INTO runs (started_at, command, status, pid, host) VALUES (?, ?, 'running', ?, ?)"
+        " RETURNING id",
         (now_text(), redact(command), os.getpid(), this_host()),
     )
-    run_id = int(cur.lastrowid or 0)
+    run_id = int(cur.fetchone()[0])
     _started_here.add((store, run_id))
     return run_id
 
 
 def finish(
-    conn: sqlite3.Connection,
+    conn: Conn,
     store: str,
     run_id: int,
     status: str,
@@ -91,7 +92,7 @@ def _owner_gone(store: str, run_id: int, pid: int) -> bool:
     return process_gone(pid)
 
 
-def stale(conn: sqlite3.Connection, store: str) -> list[tuple[int, str]]:
+def stale(conn: Conn, store: str) -> list[tuple[int, str]]:
     """``running`` rows whose process is gone, with the reason to record."""
     host = this_host()
     legacy_cutoff = (datetime.now(UTC) - timedelta(hours=LEGACY_RUN_HOURS)).strftime(
@@ -108,7 +109,7 @@ def stale(conn: sqlite3.Connection, store: str) -> list[tuple[int, str]]:
     return out
 
 
-def close(conn: sqlite3.Connection, found: list[tuple[int, str]]) -> None:
+def close(conn: Conn, found: list[tuple[int, str]]) -> None:
     """Mark ``found`` as killed, unless another run closed them first."""
     conn.executemany(
         "UPDATE runs SET status = 'killed', finished_at = ?, failures = ?"
@@ -117,7 +118,7 @@ def close(conn: sqlite3.Connection, found: list[tuple[int, str]]) -> None:
     )
 
 
-def recent(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
+def recent(conn: Conn, limit: int) -> list[dict[str, Any]]:
     cur = conn.execute(
         "SELECT id, started_at, finished_at, command, status, commits, analysed, failures,"
         " pid, host FROM runs ORDER BY id DESC LIMIT ?",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from repoherald.config import build_settings
 from repoherald.errors import ConfigError, StoreError, UsageError
 from repoherald.store.db import SqliteStore as Store
 from repoherald.store.migrations import MIGRATIONS
+from tests.storefixture import StoreAt
 
 NOW = datetime(2026, 3, 10, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai
 
@@ -89,25 +89,23 @@ def test_no_repository_is_a_usage_error(tmp_path: Path) -> None:
         build_settings(cwd=tmp_path)
 
 
-def test_migrations_run_once_and_are_numbered(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
-    with Store.open(db) as store:
+def test_migrations_run_once_and_are_numbered(store_at: StoreAt) -> None:
+    with store_at.open() as store:
         rows = store.conn.execute("SELECT version, name FROM schema_migrations").fetchall()
-        assert rows == [(n, name) for n, name, _ in MIGRATIONS]
+        assert [tuple(r) for r in rows] == [(n, name) for n, name, _ in MIGRATIONS]
+        assert store.migrate() == []
+    with store_at.open() as store:
         assert store.migrate() == []
     numbers = [n for n, _, _ in MIGRATIONS]
     assert numbers == list(range(1, len(numbers) + 1)), "append-only, numbered from 1"
 
 
-def test_newer_schema_is_refused(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
-    Store.open(db).close()
-    conn = sqlite3.connect(db)
-    conn.execute("INSERT INTO schema_migrations VALUES (999, 'future', 'x')")
-    conn.commit()
-    conn.close()
-    with pytest.raises(StoreError, match="newer repoherald"):
-        Store.open(db)
+def test_newer_schema_is_refused(store_at: StoreAt) -> None:
+    store_at.open().close()
+    store_at.sql("INSERT INTO schema_migrations VALUES (999, 'future', 'x')")
+    with pytest.raises(StoreError, match="newer repoherald") as caught:
+        store_at.open()
+    assert "\n" not in str(caught.value) and "schema 999" in str(caught.value)
 
 
 def test_garbage_file_is_refused(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Delivery claims in a real store: who holds one, when its holder counts as gone."""
+"""Delivery claims in a real store (SQLite and PostgreSQL): who holds one, when its holder
+counts as gone."""
 
 from __future__ import annotations
 
@@ -6,22 +7,25 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
 from repoherald.store import claims
 from repoherald.store.claims import Decision, Owner
-from repoherald.store.db import SqliteStore as Store
+from repoherald.store.db import SqliteStore
 from repoherald.store.ledger import LedgerStatus
+from repoherald.store.postgres import PostgresStore
+from tests.storefixture import StoreAt
+
+Store = SqliteStore | PostgresStore
 
 DAY = date(2026, 8, 20)
 CONTENT = "c0ffee"
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "home" / "repoherald.db") as s:
+def store(store_at: StoreAt) -> Iterator[Store]:
+    with store_at.open() as s:
         yield s
 
 
@@ -33,13 +37,12 @@ def _claim(store: Store, *, send_uncertain: bool = False) -> claims.Verdict:
 
 def _held_by(store: Store, owner: Owner, at: datetime | None = None) -> None:
     """A claim left by ``owner`` (another process), as its own claim would have written it."""
-    store.conn.execute("BEGIN IMMEDIATE")
-    claims.take(store.conn, "hook", "alpha", DAY, CONTENT, owner)
-    if at is not None:
-        store.conn.execute(
-            "UPDATE publish_claims SET claimed_at = ?", (at.strftime("%Y-%m-%dT%H:%M:%SZ"),)
-        )
-    store.conn.execute("COMMIT")
+    with store._transaction():
+        claims.take(store.conn, "hook", "alpha", DAY, CONTENT, owner)
+        if at is not None:
+            store.conn.execute(
+                "UPDATE publish_claims SET claimed_at = ?", (at.strftime("%Y-%m-%dT%H:%M:%SZ"),)
+            )
 
 
 def _state(store: Store) -> list[str]:
@@ -95,11 +98,10 @@ def test_a_claim_from_another_host_is_trusted_for_its_lease_only(store: Store) -
     assert _claim(store).decision is Decision.UNCERTAIN
 
 
-def test_a_rebuild_keeps_what_may_have_been_sent(tmp_path: Path) -> None:
-    path = tmp_path / "home" / "repoherald.db"
-    with Store.open(path) as store:
+def test_a_rebuild_keeps_what_may_have_been_sent(store_at: StoreAt) -> None:
+    with store_at.open() as store:
         _held_by(store, Owner("another-host", 1, ""), at=datetime(2020, 1, 1, tzinfo=UTC))
         assert _claim(store).decision is Decision.UNCERTAIN
-    with Store.open(path, rebuild=True) as store:
+    with store_at.open(rebuild=True) as store:
         assert _state(store) == ["uncertain"]
         assert _claim(store).decision is Decision.UNCERTAIN

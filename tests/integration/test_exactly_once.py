@@ -31,7 +31,9 @@ from repoherald.publish.deliver import deliver_one
 from repoherald.store.db import SqliteStore as Store
 from tests.gitfixture import GitFixture, run_repoherald, start_repoherald
 from tests.github_server import FakeGitHub
+from tests.pgcluster import PgCluster
 from tests.smtp_server import SMTPServer, make_certificate, smtp_server
+from tests.storefixture import StoreAt
 from tests.webhook_server import WebhookServer, webhook_server
 
 TOKEN = "ghp_exactlyOnceTokenNeverShown0001"
@@ -199,6 +201,42 @@ def test_two_runs_at_once_over_three_repositories_and_days_deliver_nine_each(
     assert len(sent) == 9 and {day for _, day in sent} == {str(d) for d in days}
     assert _issue_days(fake) == dict.fromkeys(want, 1)
     assert _claims(ws) == []
+
+
+def test_two_runs_on_two_hosts_homes_sharing_one_postgresql_store_deliver_nine_each(
+    tmp_path: Path,
+    servers: tuple[FakeGitHub, WebhookServer],
+    monkeypatch: pytest.MonkeyPatch,
+    pg_cluster: PgCluster,
+    pg_database: str,
+) -> None:
+    """As above, but each process has its own home (as on two machines): only the
+    PostgreSQL store is shared, and its ledger claims keep every delivery single."""
+    fake, hook = servers
+    ws = _workspace(tmp_path, repos=("alpha", "beta", "gamma"), days=3, hook=hook, fake=fake)
+    with (ws / "repoherald.toml").open("a", encoding="utf-8") as cfg:
+        cfg.write('\n[store]\nurl_env = "HERALD_TEST_DATABASE_URL"\n')
+    url = pg_cluster.url(pg_database)
+    monkeypatch.setenv("HERALD_TEST_DATABASE_URL", url)
+    hook.delay = 0.5
+    fake.latency = 0.05
+    days = _days(3)
+    args = ("run", "--since", str(days[0]), "--until", str(days[-1]))
+    procs = [
+        start_repoherald(*args, "--home", str(ws / f"home{i}"), cwd=ws, stderr=ws / f"r{i}.err")
+        for i in range(2)
+    ]
+    results = [_finish(p, ws, f"r{i}") for i, p in enumerate(procs)]
+    assert [code for code, _ in results] == [0, 0], results
+    assert not any((ws / f"home{i}" / "repoherald.db").exists() for i in range(2))
+    want = {(repo, str(d)) for repo in ("alpha", "beta", "gamma") for d in days}
+    sent = Counter((r.data["repos"][0]["name"], str(r.data["date"])) for r in hook.accepted("json"))
+    assert len(hook.accepted("json")) == 9 and set(sent) == want
+    assert _issue_days(fake) == dict.fromkeys(want, 1)
+    store = StoreAt("postgres", ws, url)
+    assert store.sql("SELECT count(*) FROM publish_claims") == [(0,)]
+    assert store.sql("SELECT count(*) FROM publish_ledger WHERE status = 'sent'") == [(18,)]
+    assert pg_cluster.password not in "".join(out for _, out in results)
 
 
 # -- kill -9 at each step of a delivery ---------------------------------------------------

@@ -1,4 +1,8 @@
-"""The store's contract: migrations, checked cache rows, the run log, the ledger, files."""
+"""The store's contract: migrations, checked cache rows, the run log, the ledger, files.
+
+Tests taking ``store_at`` run on both backends (SQLite and PostgreSQL); the
+others are about SQLite's file.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from repoherald.store.db import SqliteStore as Store
 from repoherald.store.files import ensure_private_dir
 from repoherald.store.ledger import LedgerStatus, content_hash
 from repoherald.store.migrations import MIGRATIONS
-from tests.storefixture import ANALYSER, EXTRACTOR, garble_table, sample, samples
+from tests.storefixture import ANALYSER, EXTRACTOR, StoreAt, garble_table, sample, samples
 
 # The migrations that shipped as SQL strings, as they were in git (99bbf6a).
 V1_SQL = """
@@ -51,10 +55,10 @@ INSERT INTO reports VALUES ('org/repo', '2026-01-05', 'zh', 3, 1, 'r.md', 'h', '
 SHAS = [sample(i)[0].sha for i in range(10)]
 
 
-def saved_store(path: Path, n: int = 10) -> Path:
-    with Store.open(path) as store:
+def saved_store(at: StoreAt, n: int = 10) -> StoreAt:
+    with at.open() as store:
         store.save("org/repo", samples(0, n), EXTRACTOR)
-    return path
+    return at
 
 
 def raw(path: Path) -> sqlite3.Connection:
@@ -118,17 +122,17 @@ def test_database_created_by_the_sql_string_migrations_upgrades(
 # -- checked cache rows -------------------------------------------------------------
 
 
-def test_round_trip_and_use_cache_false(tmp_path: Path) -> None:
-    db = saved_store(tmp_path / "s.db")
-    with Store.open(db) as store:
+def test_round_trip_and_use_cache_false(store_at: StoreAt) -> None:
+    db = saved_store(store_at)
+    with db.open() as store:
         assert store.load(SHAS, EXTRACTOR, ANALYSER) == {s: sample(i) for i, s in enumerate(SHAS)}
         expected = {s: sample(i)[2] for i, s in enumerate(SHAS[:2])}
         assert store.load_analyses(SHAS[:2], ANALYSER) == expected
-    with Store.open(db, use_cache=False) as store:
+    with db.open(use_cache=False) as store:
         assert store.load(SHAS, EXTRACTOR, ANALYSER) == {}
         assert store.load_analyses(SHAS, ANALYSER) == {}
         store.save("org/repo", [sample(99)], EXTRACTOR)
-    with Store.open(db) as store:
+    with db.open() as store:
         assert sample(99)[0].sha in store.load([sample(99)[0].sha], EXTRACTOR, ANALYSER)
 
 
@@ -142,17 +146,15 @@ def test_round_trip_and_use_cache_false(tmp_path: Path) -> None:
     ],
 )
 def test_same_length_edit_is_a_miss(
-    tmp_path: Path, table: str, edit: str, caplog: pytest.LogCaptureFixture
+    store_at: StoreAt, table: str, edit: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    db = saved_store(tmp_path / "s.db")
-    conn = raw(db)
+    db = saved_store(store_at)
     select = f"SELECT data FROM {table} WHERE sha = ?"
-    (before,) = conn.execute(select, (SHAS[3],)).fetchone()
-    conn.execute(f"UPDATE {table} SET data = {edit} WHERE sha = ?", (SHAS[3],))
-    (after,) = conn.execute(select, (SHAS[3],)).fetchone()
+    ((before,),) = db.sql(select, (SHAS[3],))
+    db.sql(f"UPDATE {table} SET data = {edit} WHERE sha = ?", (SHAS[3],))
+    ((after,),) = db.sql(select, (SHAS[3],))
     assert after != before and len(after) == len(before), "an edit that keeps the length"
-    conn.close()
-    with Store.open(db) as store:
+    with db.open() as store:
         got = store.load(SHAS, EXTRACTOR, ANALYSER)
         assert SHAS[3] not in got and len(got) == 9
         if table == "analyses":
@@ -162,27 +164,23 @@ def test_same_length_edit_is_a_miss(
     assert "1 unreadable cached row" in caplog.text
 
 
-def test_unknown_enum_with_a_valid_checksum_is_a_miss(tmp_path: Path) -> None:
+def test_unknown_enum_with_a_valid_checksum_is_a_miss(store_at: StoreAt) -> None:
     """What a newer version might write: a change type this version does not know."""
     from repoherald.store.rows import encode
 
-    db = saved_store(tmp_path / "s.db")
-    conn = raw(db)
-    (data,) = conn.execute("SELECT data FROM analyses WHERE sha = ?", (SHAS[4],)).fetchone()
+    db = saved_store(store_at)
+    ((data,),) = db.sql("SELECT data FROM analyses WHERE sha = ?", (SHAS[4],))
     payload = {**json.loads(data), "change_type": "security-fix"}
     text, digest = encode([SHAS[4], ANALYSER], payload)
-    conn.execute(
-        "UPDATE analyses SET data = ?, checksum = ? WHERE sha = ?", (text, digest, SHAS[4])
-    )
-    conn.close()
-    with Store.open(db) as store:
+    db.sql("UPDATE analyses SET data = ?, checksum = ? WHERE sha = ?", (text, digest, SHAS[4]))
+    with db.open() as store:
         assert SHAS[4] not in store.load(SHAS, EXTRACTOR, ANALYSER)
         assert SHAS[4] not in store.load_analyses(SHAS, ANALYSER)
         assert store.problem is None, "one bad row is not a damaged store"
 
 
 def test_undecodable_row_is_a_miss(tmp_path: Path) -> None:
-    db = saved_store(tmp_path / "s.db")
+    db = saved_store(StoreAt("sqlite", tmp_path / "s.db")).path
     conn = raw(db)
     conn.execute("UPDATE analyses SET data = CAST(X'7b22ff22' AS TEXT) WHERE sha = ?", (SHAS[5],))
     conn.execute("UPDATE facts SET data = '{not json' WHERE sha = ?", (SHAS[6],))
@@ -203,25 +201,28 @@ def test_in_memory_store(memory_store: Store) -> None:
 # -- runs ---------------------------------------------------------------------------
 
 
-def test_runs_record_owner_and_stale_runs_are_closed(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
-    with Store.open(db) as store:
+def test_runs_record_owner_and_stale_runs_are_closed(store_at: StoreAt) -> None:
+    with store_at.open() as store:
         mine = store.start_run("report")
         row = store.runs()[0]
         assert (row["pid"], row["status"]) == (os.getpid(), "running")
-    conn = raw(db)
-    insert = (
-        "INSERT INTO runs (started_at, command, status, pid, host) VALUES (?, 'r', 'running', ?, ?)"
-    )
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     host = row["host"]
-    dead = conn.execute(insert, (now, dead_pid(), host)).lastrowid
-    alive = conn.execute(insert, (now, os.getppid(), host)).lastrowid
-    elsewhere = conn.execute(insert, (now, dead_pid(), "another-host")).lastrowid
-    fresh_legacy = conn.execute(insert, (now, None, None)).lastrowid
-    same_pid = conn.execute(insert, (now, os.getpid(), host)).lastrowid
-    conn.close()
-    with Store.open(db) as store:
+
+    def insert(pid: int | None, host: str | None) -> int:
+        ((run_id,),) = store_at.sql(
+            "INSERT INTO runs (started_at, command, status, pid, host)"
+            " VALUES (?, 'r', 'running', ?, ?) RETURNING id",
+            (now, pid, host),
+        )
+        return int(run_id)
+
+    dead = insert(dead_pid(), host)
+    alive = insert(os.getppid(), host)
+    elsewhere = insert(dead_pid(), "another-host")
+    fresh_legacy = insert(None, None)
+    same_pid = insert(os.getpid(), host)
+    with store_at.open() as store:
         status = {r["id"]: r for r in store.runs()}
     assert status[dead]["status"] == "killed" and status[dead]["finished_at"]
     assert "ended without finishing" in status[dead]["failures"]
@@ -232,11 +233,11 @@ def test_runs_record_owner_and_stale_runs_are_closed(tmp_path: Path) -> None:
     assert status[fresh_legacy]["status"] == "running"
 
 
-def test_run_failures_are_redacted(tmp_path: Path) -> None:
+def test_run_failures_are_redacted(store_at: StoreAt) -> None:
     token = "s3cr3t-value-for-test"
     redact.register(token)
     try:
-        with Store.open(tmp_path / "s.db") as store:
+        with store_at.open() as store:
             run_id = store.start_run(f"report --repo https://u:{token}@example.com/r.git")
             store.finish_run(run_id, "error", 0, 0, [f"cannot clone: auth {token} rejected"])
             row = store.runs()[0]
@@ -249,9 +250,9 @@ def test_run_failures_are_redacted(tmp_path: Path) -> None:
 # -- publish ledger -----------------------------------------------------------------
 
 
-def test_ledger_records_attempts(tmp_path: Path) -> None:
+def test_ledger_records_attempts(store_at: StoreAt) -> None:
     day = date(2026, 8, 20)
-    with Store.open(tmp_path / "s.db") as store:
+    with store_at.open() as store:
         assert store.ledger_get("issue", "org/repo", day) is None
         first = store.ledger_record(
             "issue", "org/repo", day, status=LedgerStatus.FAILED, content="v1", error="HTTP 502"
@@ -283,11 +284,11 @@ def test_ledger_records_attempts(tmp_path: Path) -> None:
         assert [e.target for e in store.ledger_entries(target="chat")] == ["chat"]
 
 
-def test_ledger_redacts_content_and_errors(tmp_path: Path) -> None:
+def test_ledger_redacts_content_and_errors(store_at: StoreAt) -> None:
     token = "ledger-secret-token"
     redact.register(token)
     try:
-        with Store.open(tmp_path / "s.db") as store:
+        with store_at.open() as store:
             entry = store.ledger_record(
                 "hook",
                 "org/repo",
@@ -326,7 +327,7 @@ def test_damaged_store_refuses_ledger_reads(tmp_path: Path) -> None:
 
 
 def test_rebuild_moves_the_store_aside_and_keeps_what_is_not_a_cache(tmp_path: Path) -> None:
-    db = saved_store(tmp_path / "repoherald.db")
+    db = saved_store(StoreAt("sqlite", tmp_path / "repoherald.db")).path
     with Store.open(db) as store:
         store.ledger_record("issue", "r", date(2026, 1, 1), status=LedgerStatus.SENT, content="x")
         store.record_report("r", date(2026, 1, 3), "zh", 5, 1, "a.md", "text")
@@ -378,8 +379,61 @@ def test_existing_world_readable_store_is_tightened_and_dirs_left_alone(tmp_path
     shared = tmp_path / "shared"
     shared.mkdir(mode=0o755)
     shared.chmod(0o755)
-    db = saved_store(shared / "repoherald.db")
+    db = saved_store(StoreAt("sqlite", shared / "repoherald.db")).path
     db.chmod(0o644)
     Store.open(db).close()
     assert stat.S_IMODE(db.stat().st_mode) == 0o600
     assert stat.S_IMODE(shared.stat().st_mode) == 0o755, "a directory we did not create"
+
+
+# -- what both backends keep beside the cache -------------------------------------------
+
+
+def test_reports_corrections_parses_and_indexes_round_trip(store_at: StoreAt) -> None:
+    from repoherald.models import ChangeType, Correction, Importance
+
+    db = saved_store(store_at, n=3)
+    fix = Correction(Importance.LOW, ChangeType.DOCS, "only the README", "")
+    with db.open() as store:
+        store.record_report("org/repo", date(2026, 1, 3), "zh", 3, 1, "a.md", "text")
+        store.record_report("org/repo", date(2026, 1, 4), "en", 2, 0, "b.md", "other")
+        store.record_report("org/repo", date(2026, 1, 3), "zh", 4, 2, "a2.md", "text 2")
+        assert store.find_reported(SHAS[1]) == [("org/repo", SHAS[1])]
+        assert len(store.find_reported(SHAS[1][:9])) == 3, "a prefix of all three"
+        assert store.find_reported("0000", "elsewhere") == []
+        store.mark("org/repo", SHAS[1], fix)
+        store.save_blob_apis([("b" * 40, {"defs": ["f"]}), ("c" * 40, None)], "codec/1")
+        store.save_downstream_index("key1", "checkout", {"names": ["x"]})
+        store.save_downstream_index("key2", "checkout", {"names": ["y"]})
+    with db.open() as store:
+        assert store.latest_report_day("org/repo") == date(2026, 1, 4)
+        assert sorted(store.reported_days("org/repo")) == [
+            (date(2026, 1, 3), "zh", "a2.md", content_hash("text 2")),
+            (date(2026, 1, 4), "en", "b.md", content_hash("other")),
+        ], "a report written again replaces its row"
+        got = store.corrections_of("org/repo", SHAS)
+        assert list(got) == [SHAS[1]] and got[SHAS[1]].reason == "only the README"
+        [marked] = store.every_correction()
+        assert marked.commit == sample(1)[0] and marked.correction.importance is Importance.LOW
+        assert store.load_blob_api("b" * 40, "codec/1", dict) == {"defs": ["f"]}
+        assert store.load_blob_api("c" * 40, "codec/1", lambda v: ("none", v)) == ("none", None)
+        assert store.load_blob_api("b" * 40, "codec/2", dict) is None
+        assert store.load_downstream_index("key2") == {"names": ["y"]}
+        assert store.load_downstream_index("key1") is None, "replaced by the newer of its scope"
+
+
+def test_rebuild_empties_the_cache_and_keeps_what_is_not_one(store_at: StoreAt) -> None:
+    db = saved_store(store_at)
+    day = date(2026, 1, 1)
+    with db.open() as store:
+        store.ledger_record("issue", "r", day, status=LedgerStatus.SENT, content="x")
+        store.record_report("r", date(2026, 1, 3), "zh", 5, 1, "a.md", "text")
+        store.etags.put("https://api.example.test/x", '"e"', b"{}", "")
+    with db.open(rebuild=True) as store:
+        assert store.load(SHAS, EXTRACTOR, ANALYSER) == {}, "a fresh cache"
+        assert store.etags.get("https://api.example.test/x") is None
+        entry = store.ledger_get("issue", "r", day)
+        assert entry is not None and entry.status is LedgerStatus.SENT
+        assert store.latest_report_day("r") == date(2026, 1, 3)
+        store.save("org/repo", samples(0, 2), EXTRACTOR)
+        assert len(store.load(SHAS, EXTRACTOR, ANALYSER)) == 2, "and it fills again"

@@ -1,4 +1,5 @@
-"""Leases on repository-days in a real store, opened by several workers at once."""
+"""Leases on repository-days in a real store, opened by several workers at once, on both
+backends (an SQLite file, a PostgreSQL database on a throwaway cluster)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
-from pathlib import Path
 
 import pytest
 
 from repoherald.store.base import Store
-from repoherald.store.db import SqliteStore
 from repoherald.store.leases import LeaseState, Verdict
+from tests.storefixture import StoreAt
 
 DAY = date(2026, 8, 18)
 LONG = 3600.0
@@ -25,12 +25,13 @@ NOW = time.time() - 1
 
 
 @pytest.fixture
-def open_store(tmp_path: Path) -> Iterator[Callable[[], Store]]:
-    """Opens another connection to one store file, as another worker would."""
+def open_store(store_at: StoreAt) -> Iterator[Callable[[], Store]]:
+    """Opens another connection to one store (SQLite file or PostgreSQL database), as
+    another worker would."""
     opened: list[Store] = []
 
     def opener() -> Store:
-        store = SqliteStore.open(tmp_path / "repoherald.db")
+        store = store_at.open()
         opened.append(store)
         return store
 
@@ -105,7 +106,7 @@ def test_a_failed_day_is_left_to_its_worker_then_retried(open_store: Callable[[]
     assert verdict is Verdict.CLAIMED
 
 
-def test_racing_workers_claim_each_day_once(tmp_path: Path) -> None:
+def test_racing_workers_claim_each_day_once(store_at: StoreAt) -> None:
     days = [DAY + timedelta(days=i) for i in range(40)]
     won: Counter[date] = Counter()
     lock = threading.Lock()
@@ -113,14 +114,14 @@ def test_racing_workers_claim_each_day_once(tmp_path: Path) -> None:
 
     def work(n: int) -> None:
         # Each worker has its own connection, opened in the thread that uses it.
-        with SqliteStore.open(tmp_path / "repoherald.db") as store:
+        with store_at.open() as store:
             start.wait()
             for d in days:
                 if store.claim_repo_day(f"w{n}", "vllm", d, inputs="x", lease_s=LONG).mine:
                     with lock:
                         won[d] += 1
 
-    SqliteStore.open(tmp_path / "repoherald.db").close()  # migrated before the race
+    store_at.open().close()  # migrated before the race
     threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
     for t in threads:
         t.start()
