@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from typing import Any
 
 import click
@@ -14,6 +15,7 @@ from repoherald.cli.terminal import say
 from repoherald.config.settings import Settings, build_settings
 from repoherald.errors import RepoheraldError, UsageError
 from repoherald.pipeline.service import ServiceResult, Shard, run_all
+from repoherald.pipeline.workers import run_workers
 from repoherald.site import build_site
 
 
@@ -31,6 +33,15 @@ from repoherald.site import build_site
     help="Run the I-th of N stable subsets of the repositories (for parallel CI jobs or pods).",
 )
 @click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Share the run between N processes on this machine (each repository-day is claimed"
+    " in the store, so runs on other machines sharing it take part too).",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Send a day again to chat targets even though it was sent before and has changed,"
@@ -42,6 +53,7 @@ from repoherald.site import build_site
 def run_command(
     only: tuple[str, ...],
     shard: str | None,
+    workers: int,
     force: bool,
     debug: bool,
     no_cache: bool,
@@ -60,17 +72,30 @@ def run_command(
         settings = build_settings(debug=debug, **options)
         if not settings.repos_from_config:
             raise UsageError("run reads [[repos]] from the configuration: list them there")
-        with ProgressDisplay() as display:
-            result = run_all(
-                settings,
+        if workers > 1:
+            result = run_workers(
+                partial(build_settings, debug=debug, **options),
+                workers,
                 catch_up=catch_up,
                 only=tuple(only),
                 shard=Shard.parse(shard) if shard else None,
-                events=display,
                 use_cache=not no_cache,
                 rebuild=rebuild,
                 force=force,
+                say=say,
             )
+        else:
+            with ProgressDisplay() as display:
+                result = run_all(
+                    settings,
+                    catch_up=catch_up,
+                    only=tuple(only),
+                    shard=Shard.parse(shard) if shard else None,
+                    events=display,
+                    use_cache=not no_cache,
+                    rebuild=rebuild,
+                    force=force,
+                )
     _print_summary(result)
     site_ok = _build_site(settings)
     if not result.ok or not site_ok:
@@ -116,7 +141,7 @@ def _print_summary(result: ServiceResult) -> None:
     )
     deliveries = [d for o in result.outcomes for d in o.deliveries]
     undelivered = sum(d.failed for d in deliveries)
-    n = len(result.outcomes)
+    n = result.repositories
     line = f"{n} {'repository' if n == 1 else 'repositories'}: {reports} report(s),"
     line += f" {commits} commits; {broken} failed"
     if deliveries:

@@ -172,6 +172,13 @@ class _RunFile(BaseModel):
     max_catch_up_days: int = Field(
         default=7, ge=1, le=366, description="Missed days `run` reports per repository, at most."
     )
+    lease_seconds: float = Field(
+        default=60.0,
+        ge=1.0,
+        le=3600.0,
+        description="How long a worker's claim on a repository-day lasts unless renewed:"
+        " a killed worker's days are taken over after this.",
+    )
 
 
 class _StoreFile(BaseModel):

@@ -56,6 +56,8 @@ class Settings:
     llm: LlmSettings | None = None
     max_catch_up_days: int = 7
     """``run`` without a date reports at most this many missed days per repository."""
+    lease_seconds: float = 60.0
+    """How long ``run``'s claim on a repository-day lasts unless its worker renews it."""
     repos_from_config: bool = False
     """True when the repositories came from ``[[repos]]`` rather than ``--repo``."""
     github: GitHubSettings = field(default_factory=GitHubSettings)
@@ -166,6 +168,7 @@ def merge_settings(
         path_template=file_cfg.report.path or DEFAULT_PATH_TEMPLATE,
         debug=place.debug,
         max_catch_up_days=file_cfg.run.max_catch_up_days,
+        lease_seconds=file_cfg.run.lease_seconds,
         github=github,
         repos_from_config=not overrides.repo.repos,
         publish=publish_targets(file_cfg.publish, github),

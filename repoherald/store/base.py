@@ -17,6 +17,7 @@ from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 from repoherald.models import Analysis, Commit, Correction, Facts, Mention
+from repoherald.store import leases
 from repoherald.store.claims import Claim, Verdict
 from repoherald.store.corrections import Marked
 from repoherald.store.ledger import LedgerEntry, LedgerStatus
@@ -201,3 +202,44 @@ class Store(Protocol):
     def abandon_delivery(self, target: str, repo: str, day: date) -> None: ...
 
     def claims(self, target: str) -> list[Claim]: ...
+
+    # -- leases on repository-days: workers sharing one day's work --------------------
+
+    def claim_repo_day(
+        self,
+        worker: str,
+        repo: str,
+        day: date,
+        *,
+        inputs: str,
+        lease_s: float,
+        started: float | None = None,
+        redo: bool = False,
+    ) -> leases.Verdict:
+        """Claim ``repo``'s ``day`` for ``worker`` for ``lease_s`` seconds, in one step
+        with reading who holds it (:func:`repoherald.store.leases.claim`); ``inputs`` is
+        the fingerprint a finished day is kept with, ``started`` when this run started
+        (a day done before it is REPORTED, and taken again when ``redo``)."""
+        ...
+
+    def renew_repo_days(
+        self, worker: str, held: Sequence[tuple[str, date]], lease_s: float
+    ) -> list[tuple[str, date]]:
+        """Push ``worker``'s leases on ``held`` ``lease_s`` further; return those it lost."""
+        ...
+
+    def finish_repo_day(self, worker: str, repo: str, day: date, *, ok: bool) -> bool:
+        """Mark the day done, or failed (left to its worker's report by the siblings of its
+        run, retried by later runs); False if ``worker`` had lost the lease."""
+        ...
+
+    def unfinished_repo_days(self, repo: str) -> list[date]:
+        """Days of ``repo`` claimed and never finished (catch-up takes them too: a worker
+        killed after its report landed but before delivering it left one)."""
+        ...
+
+    def repo_day_leases(self) -> list[leases.Lease]: ...
+
+    def integrity(self) -> list[str]:
+        """One line per inconsistency between reports, ledger and leases (none: [])."""
+        ...

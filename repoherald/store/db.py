@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, date, datetime
@@ -33,7 +34,18 @@ from repoherald.models import (
     Mention,
 )
 from repoherald.redact import redact
-from repoherald.store import blobapis, cache, claims, corrections, indexes, ledger, links, reports
+from repoherald.store import (
+    blobapis,
+    cache,
+    claims,
+    corrections,
+    indexes,
+    integrity,
+    leases,
+    ledger,
+    links,
+    reports,
+)
 from repoherald.store import runs as run_log
 from repoherald.store.base import EtagCache
 from repoherald.store.claims import Claim, ClaimState, Verdict
@@ -556,3 +568,82 @@ class SqliteStore:
     def claims(self, target: str) -> list[Claim]:
         """Claims on ``target``'s deliveries: in progress, or left uncertain by a killed run."""
         return self._required_op(lambda: claims.for_target(self.conn, target))
+
+    # -- leases on repository-days (workers sharing the day) ------------------------
+
+    def claim_repo_day(
+        self,
+        worker: str,
+        repo: str,
+        day: date,
+        *,
+        inputs: str,
+        lease_s: float,
+        started: float | None = None,
+        redo: bool = False,
+    ) -> leases.Verdict:
+        """Claim ``repo``'s ``day`` for ``worker`` under the write lock (see
+        :func:`repoherald.store.leases.claim`)."""
+
+        def op() -> leases.Verdict:
+            # A look without the write lock first: in WAL mode it does not wait, and
+            # most looks by a worker find the day held or done by another.
+            now = time.time()
+            seen = leases.judge(
+                leases.get(self.conn, repo, day), worker, inputs, now, started, redo
+            )
+            if not seen.mine:
+                return seen
+            with self._transaction():
+                return leases.claim(
+                    self.conn,
+                    worker,
+                    repo,
+                    day,
+                    inputs=inputs,
+                    lease_s=lease_s,
+                    now=time.time(),
+                    started=started,
+                    redo=redo,
+                )
+
+        return self._required_op(op)
+
+    def renew_repo_days(
+        self, worker: str, held: Sequence[tuple[str, date]], lease_s: float
+    ) -> list[tuple[str, date]]:
+        """Renew ``worker``'s leases on ``held``; return the ones it lost."""
+
+        def op() -> list[tuple[str, date]]:
+            with self._transaction():
+                return leases.renew(self.conn, worker, held, lease_s=lease_s, now=time.time())
+
+        return self._required_op(op)
+
+    def finish_repo_day(self, worker: str, repo: str, day: date, *, ok: bool) -> bool:
+        """Mark the day done (or failed); False if ``worker`` had lost its lease."""
+
+        def op() -> bool:
+            with self._transaction():
+                return leases.finish(self.conn, worker, repo, day, ok=ok, now=time.time())
+
+        return self._required_op(op)
+
+    def unfinished_repo_days(self, repo: str) -> list[date]:
+        """Days of ``repo`` claimed and not finished: a worker is at them, or was killed."""
+        return self._required_op(lambda: leases.unfinished(self.conn, repo))
+
+    def repo_day_leases(self) -> list[leases.Lease]:
+        """Every repository-day claimed so far, with its state and holder."""
+        return self._required_op(lambda: leases.every(self.conn))
+
+    def integrity(self) -> list[str]:
+        """What is inconsistent in the store: SQLite's own check, then the rules of
+        :mod:`repoherald.store.integrity` between reports, ledger and leases."""
+
+        def op() -> list[str]:
+            found = [str(r[0]) for r in self.conn.execute("PRAGMA integrity_check").fetchall()]
+            out = [] if found == ["ok"] else [f"database: {'; '.join(found[:5])}"]
+            return out + integrity.problems(self.conn)
+
+        return self._required_op(op)

@@ -394,6 +394,31 @@ def m0012_ledger_skipped(conn: Conn, dialect: Dialect) -> None:
     )
 
 
+@migration
+def m0013_work_leases(conn: Conn, dialect: Dialect) -> None:
+    """Leases on repository-days (:mod:`repoherald.store.leases`).
+
+    Workers sharing a store claim each repository-day before reporting it; a
+    lease that is not renewed runs out (``expires_at``, Unix seconds), so a
+    killed worker's days are taken over. A finished day stays as ``done`` with
+    the fingerprint of its inputs, so it is not reported twice. Times need a
+    double: PostgreSQL's ``REAL`` is four bytes (a Unix time to ~2 minutes).
+    """
+    seconds = "REAL" if dialect == "sqlite" else "DOUBLE PRECISION"
+    conn.execute(
+        "CREATE TABLE work_leases ("
+        " repo TEXT NOT NULL,"
+        " day TEXT NOT NULL,"
+        " state TEXT NOT NULL CHECK (state IN ('working', 'done', 'failed')),"
+        " worker TEXT NOT NULL,"
+        " inputs TEXT NOT NULL,"
+        f" expires_at {seconds} NOT NULL,"
+        " takeovers INTEGER NOT NULL DEFAULT 0,"
+        " PRIMARY KEY (repo, day)"
+        ")"
+    )
+
+
 def has_table(conn: Conn, dialect: Dialect, name: str) -> bool:
     """Whether the database has table ``name`` (in PostgreSQL: on the search path)."""
     if dialect == "sqlite":

@@ -41,7 +41,18 @@ import psycopg
 from repoherald.errors import StoreError
 from repoherald.models import Analysis, Commit, Correction, Facts, Mention
 from repoherald.redact import redact
-from repoherald.store import blobapis, cache, claims, corrections, indexes, ledger, links, reports
+from repoherald.store import (
+    blobapis,
+    cache,
+    claims,
+    corrections,
+    indexes,
+    integrity,
+    leases,
+    ledger,
+    links,
+    reports,
+)
 from repoherald.store import runs as run_log
 from repoherald.store.base import EtagCache
 from repoherald.store.claims import Claim, ClaimState, Verdict
@@ -476,3 +487,86 @@ class PostgresStore:
     def claims(self, target: str) -> list[Claim]:
         """Claims on ``target``'s deliveries: in progress, or left uncertain by a killed run."""
         return self._required_op(lambda: claims.for_target(self.conn, target))
+
+    # -- leases on repository-days (workers sharing the day) ------------------------
+
+    @staticmethod
+    def _lease_key(repo: str, day: date) -> str:
+        return f"lease\x1f{repo}\x1f{day.isoformat()}"
+
+    def _now(self) -> float:
+        """The server's clock: workers on several hosts compare leases by one clock."""
+        (seconds,) = self.conn.execute(
+            "SELECT EXTRACT(EPOCH FROM clock_timestamp())::float8"
+        ).fetchall()[0]
+        return float(seconds)
+
+    def claim_repo_day(
+        self,
+        worker: str,
+        repo: str,
+        day: date,
+        *,
+        inputs: str,
+        lease_s: float,
+        started: float | None = None,
+        redo: bool = False,
+    ) -> leases.Verdict:
+        """Claim ``repo``'s ``day`` for ``worker`` holding the day's advisory lock (see
+        :func:`repoherald.store.leases.claim`): two workers cannot both find it free."""
+
+        def op() -> leases.Verdict:
+            # A look without the day's lock first: most looks by a worker find the day
+            # held or done by another, and need no transaction.
+            seen = leases.judge(
+                leases.get(self.conn, repo, day), worker, inputs, self._now(), started, redo
+            )
+            if not seen.mine:
+                return seen
+            with self._transaction(self._lease_key(repo, day)):
+                return leases.claim(
+                    self.conn,
+                    worker,
+                    repo,
+                    day,
+                    inputs=inputs,
+                    lease_s=lease_s,
+                    now=self._now(),
+                    started=started,
+                    redo=redo,
+                )
+
+        return self._required_op(op)
+
+    def renew_repo_days(
+        self, worker: str, held: Sequence[tuple[str, date]], lease_s: float
+    ) -> list[tuple[str, date]]:
+        """Renew ``worker``'s leases on ``held``; return the ones it lost."""
+
+        def op() -> list[tuple[str, date]]:
+            with self._transaction(*(self._lease_key(r, d) for r, d in held)):
+                return leases.renew(self.conn, worker, held, lease_s=lease_s, now=self._now())
+
+        return self._required_op(op)
+
+    def finish_repo_day(self, worker: str, repo: str, day: date, *, ok: bool) -> bool:
+        """Mark the day done (or failed); False if ``worker`` had lost its lease."""
+
+        def op() -> bool:
+            with self._transaction(self._lease_key(repo, day)):
+                return leases.finish(self.conn, worker, repo, day, ok=ok, now=self._now())
+
+        return self._required_op(op)
+
+    def unfinished_repo_days(self, repo: str) -> list[date]:
+        """Days of ``repo`` claimed and not finished: a worker is at them, or was killed."""
+        return self._required_op(lambda: leases.unfinished(self.conn, repo))
+
+    def repo_day_leases(self) -> list[leases.Lease]:
+        """Every repository-day claimed so far, with its state and holder."""
+        return self._required_op(lambda: leases.every(self.conn))
+
+    def integrity(self) -> list[str]:
+        """What is inconsistent between reports, ledger and leases (the server checks its
+        own pages)."""
+        return self._required_op(lambda: integrity.problems(self.conn))

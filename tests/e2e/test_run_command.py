@@ -94,6 +94,17 @@ def test_shards_partition_the_repositories(workspace: Path) -> None:
     assert Shard.parse("2/3") == Shard(2, 3)
 
 
+def test_shards_deal_the_repositories_evenly(workspace: Path) -> None:
+    """Dealt round-robin after a stable sort, not hashed to a slot: with two repositories
+    and two shards, each shard gets one (by name hash, 1/2 got none and 2/2 both)."""
+    settings = build_settings(cwd=workspace, home=str(workspace / "home"))
+    for repos in (settings.repos[:2], settings.repos):
+        for count in range(1, len(repos) + 2):
+            sizes = [len(select_repos(repos, shard=Shard(i, count))) for i in range(1, count + 1)]
+            assert sum(sizes) == len(repos)
+            assert max(sizes) - min(sizes) <= 1, (len(repos), count, sizes)
+
+
 @pytest.mark.parametrize("bad", ["0/3", "4/3", "x", "1/0"])
 def test_bad_shard_is_a_usage_error(workspace: Path, bad: str) -> None:
     code, _, err = _run(workspace, "--shard", bad)
