@@ -159,8 +159,8 @@ def kill(
     expires = max((e for *_, e in held), default=killed)
     taken: float | None = None
     while held and taken is None and time.monotonic() < deadline:
-        now = time.time()
         rows_by_key = {(r, d): w for r, d, _, w, _ in _leases(db)}
+        now = time.time()  # after the read: the takeover is not later than this
         if any(mine not in rows_by_key[(r, d)] for r, d, _ in held):
             taken = now - killed
         time.sleep(0.002)

@@ -194,6 +194,7 @@ def run_all(
     force: bool = False,
     worker: str | None = None,
     started: float | None = None,
+    spread: tuple[int, int] = (0, 1),
 ) -> ServiceResult:
     """Run every selected repository; ``catch_up`` means no day was asked for.
 
@@ -203,7 +204,8 @@ def run_all(
     Every repository-day is claimed in the store first
     (:mod:`repoherald.pipeline.workshare`), so any number of ``run`` processes
     on the store share the work: ``worker`` names this one (default: host,
-    pid and a nonce), ``started`` is when the shared run started (default: now).
+    pid and a nonce), ``started`` is when the shared run started (default: now), and
+    ``spread`` (I, N) makes worker I of ``--workers N`` start at its share of the queue.
     """
     sinks = events if isinstance(events, tuple) else (events,)
     emitter = Emitter(sinks)
@@ -231,6 +233,7 @@ def run_all(
             # Days asked for by date are reported again, as by one process alone
             # (cheap from the cache); catch-up takes only days no run reported.
             redo=not use_cache or not catch_up,
+            spread=spread,
         )
         with heartbeat:
             return _run_all(settings, store, chosen, catch_up, sinks, force, share)
@@ -282,7 +285,7 @@ def _run_all(
     # Days other workers hold are looked at again, between this worker's own
     # repositories and then every poll, until they are done or their worker's
     # lease runs out (then this worker takes them over).
-    fresh = deque(_rotated(queue, share.worker))
+    fresh = deque(_rotated(queue, share.spread))
     waiting: list[_Pending] = []
     looked = time.monotonic()
     finished: list[tuple[RepoOutcome, tuple[date, ...]]] = []
@@ -326,12 +329,11 @@ def _run_all(
     return result
 
 
-def _rotated(queue: list[_Pending], worker: str) -> list[_Pending]:
-    """The queue started at a place of the worker's own, so workers started together do not
-    all contend for the same first repository."""
-    if not queue:
-        return queue
-    start = int(_stable_hash(worker)[:8], 16) % len(queue)
+def _rotated(queue: list[_Pending], spread: tuple[int, int]) -> list[_Pending]:
+    """The queue started at worker I's share of N (``--workers``), so workers started together
+    do not all contend for the same first repository; a lone run keeps the configured order."""
+    index, count = spread
+    start = len(queue) * index // count
     return queue[start:] + queue[:start]
 
 

@@ -51,6 +51,7 @@ class WorkerRun:
     say: Callable[[str], None]
     """Prints one message line (the CLI's redacting, printable ``say``)."""
     started: float
+    count: int
 
 
 class _Messages:
@@ -78,6 +79,7 @@ def _work(number: int, job: WorkerRun, pipe: Connection) -> None:
             force=job.force,
             worker=f"{worker_name()}:w{number}",
             started=job.started,
+            spread=(number - 1, job.count),
         )
     except BaseException as exc:  # the parent re-raises it, as one process would
         result = exc if isinstance(exc, RepoheraldError) else RepoheraldError(repr(exc))
@@ -106,7 +108,7 @@ def run_workers(
     settings = make_settings()
     order = [repo.key for repo in select_repos(settings.repos, only, shard)]
     open_store(settings.db_path, rebuild=rebuild, use_cache=use_cache).close()
-    job = WorkerRun(make_settings, catch_up, only, shard, use_cache, force, say, time.time())
+    job = WorkerRun(make_settings, catch_up, only, shard, use_cache, force, say, time.time(), count)
     context = multiprocessing.get_context("spawn")
     started: list[tuple[BaseProcess, Connection]] = []
     try:

@@ -167,6 +167,8 @@ class WorkShare:
     """When the run started (with ``--workers``, the parent's start): days done before it
     are done again when ``redo`` is set, and days from today on always."""
     redo: bool = False
+    spread: tuple[int, int] = (0, 1)
+    """(I, N): worker I of ``--workers N`` starts at its share of the queue."""
 
     @property
     def poll_s(self) -> float:
