@@ -136,9 +136,11 @@ def build_org(
     return Org(root, config, repos, sum(counts), time.perf_counter() - t0)
 
 
-def run_args(org: Org, home: Path, *, llm: bool) -> list[str]:
-    """The command line of one measured run (the place for ``--workers`` or a store URL)."""
+def run_args(org: Org, home: Path, *, llm: bool, workers: int = 1) -> list[str]:
+    """The command line of one measured run: ``workers`` processes share it through the store."""
     args = ["run", "--config", str(org.config), "--date", DAY.isoformat(), "--home", str(home)]
+    if workers > 1:
+        args += ["--workers", str(workers)]
     return args if llm else [*args, "--no-llm"]
 
 
@@ -184,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shapes", type=Path, default=DEFAULT_SHAPES)
     parser.add_argument("--keep", type=Path, help="build the organisation here and keep it")
     parser.add_argument(
+        "--workers", type=int, default=1, help="run --workers N (each worker has its own pool)"
+    )
+    parser.add_argument(
         "--store-url",
         help="a postgresql:// URL of an empty database: every run uses it as its store"
         " (so the rules-only runs find the model run's facts in it)",
@@ -193,19 +198,26 @@ def main(argv: list[str] | None = None) -> int:
     problems: list[str] = []
     try:
         with FakeLLM(lambda body, attempt: good_answer(body, attempt), latency=opts.latency) as llm:
+            # With --workers N each process has its own pool: N pools of concurrency / N keep
+            # the total in flight, and so the floor, the same as one process's.
+            per_worker = max(1, opts.concurrency // opts.workers)
             org = build_org(
-                root, opts.repos, opts.shapes, llm.base_url, opts.concurrency, bool(opts.store_url)
+                root, opts.repos, opts.shapes, llm.base_url, per_worker, bool(opts.store_url)
             )
             print(f"organisation: {org.repos} repositories, {org.commits} commits on {DAY}")
             print(f"  built in {org.seconds:.1f} s under {root} (not measured)")
             llm.clear()
-            model = timed_child(run_args(org, root / "home-llm", llm=True), root, opts.store_url)
+            measured = run_args(org, root / "home-llm", llm=True, workers=opts.workers)
+            model = timed_child(measured, root, opts.store_url)
             requests, peak = len(llm.chat_requests), llm.max_concurrency
         total, by_model = modelled(org)
         floor = math.ceil(org.commits / opts.concurrency) * opts.latency
         ratio = model.seconds / floor
         verdict = "PASS" if ratio <= FLOOR_SLACK_TARGET else "MISS"
-        print(f"\n[1] model-bound run: concurrency {opts.concurrency}, latency {opts.latency:g} s")
+        print(
+            f"\n[1] model-bound run: concurrency {opts.concurrency}"
+            f" ({opts.workers} worker(s) x {per_worker}), latency {opts.latency:g} s"
+        )
         print(
             f"  wall {model.seconds:.1f} s; floor ceil({org.commits}/{opts.concurrency})"
             f" x {opts.latency:g} s = {floor:.1f} s; wall / floor = {ratio:.2f}"
