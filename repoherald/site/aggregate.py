@@ -27,7 +27,7 @@ from repoherald.site.daypage import Facets, badge, type_name
 from repoherald.site.heatmap import DayCount, heatmap
 from repoherald.site.pages import render, write_page
 from repoherald.site.records import IMPORTANCES, CommitRecord, DayRecord, DaySummary
-from repoherald.site.searchindex import Doc, write_root, write_segment
+from repoherald.site.searchindex import Doc, is_written, write_root, write_segment
 from repoherald.site.slugs import repo_page, repo_trends_page
 from repoherald.site.trends import DayNumbers, charts, svg, table
 from repoherald.site.twins import TwinProblem
@@ -176,7 +176,7 @@ def write_aggregates(
     months = sorted({s.date[:7] for s in summaries}, reverse=True)
     changed_months = dirty.months()
     for month in months:
-        if dirty.full or month in changed_months or not (out / "search" / month).is_dir():
+        if dirty.full or month in changed_months or not is_written(out, month):
             records = dirty.records(out, [k for k in keys if k.split("@", 1)[1] == month])
             _write_search(out, month, records, lang)
     write_root(out, months)
