@@ -175,11 +175,14 @@ def write_aggregates(
             _write_repo(out, name, days, _commits(records, name, lang), lang)
     months = sorted({s.date[:7] for s in summaries}, reverse=True)
     changed_months = dirty.months()
+    rewritten = False
     for month in months:
         if dirty.full or month in changed_months or not is_written(out, month):
             records = dirty.records(out, [k for k in keys if k.split("@", 1)[1] == month])
             _write_search(out, month, records, lang)
-    write_root(out, months)
+            rewritten = True
+    if rewritten or changed_months or not (out / "search/index.js").is_file():
+        write_root(out, months)
     _write_search_page(out, summaries, lang)
 
 

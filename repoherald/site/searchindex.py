@@ -6,9 +6,10 @@ must load few files (each costs a round trip; 26 to 100 of them made a first
 search 200 ms), and a new day must not rewrite the archive's documents, so:
 
 * the *documents* stay in one segment per month, ``search/<YYYY-MM>/``,
-  rewritten only when the month changes: ``docs-<n>.js`` (page, title capped
-  at :data:`TITLE`, repository, importance, type, SHA, author; pages,
-  repositories, types and authors as numbers into the month's table) in
+  rewritten only when the month changes: ``docs-<n>.js``, one string a
+  document, ``"<page> <repository> <importance> <type> <SHA> <author>
+  <title>"`` (pages, repositories, types and authors as numbers into the
+  month's tables; the title capped at :data:`TITLE`), in
   blocks of :data:`BLOCK`, loaded only for the results shown, and
   ``facets.js`` (importance, type, areas, labels, "affects your code"),
   loaded only when a filter is set;
@@ -22,7 +23,7 @@ search 200 ms), and a new day must not rewrite the archive's documents, so:
 Documents are numbered across the archive, newest month first. A posting
 list is ascending document numbers as gaps (the first from 0), each written
 in base 32 with :data:`_MORE` digits before the last :data:`_LAST` digit, so
-it needs no separators. Each month's postings are kept beside the record
+it needs no separators; ``*`` lists every document. Each month's postings are kept beside the record
 store (:func:`_cache`), so a build joins them into the archive's shards
 without reading a record of an unchanged month.
 
@@ -166,22 +167,23 @@ def write_segment(out: Path, segment: str, docs: list[Doc]) -> int:
     pages: dict[tuple[str, str], int] = {}
     authors: dict[str, int] = {}
     postings: dict[str, list[int]] = defaultdict(list)
-    blocks: list[list[list[object]]] = []
-    imp, kind, area_ids, label_ids, affects = [], [], [], [], []
+    blocks: list[list[str]] = []
+    imp: list[str] = []
+    kind: list[int] = []
+    area_ids: list[list[int]] = []
+    label_ids: list[list[int]] = []
+    affects: list[str] = []
     for n, doc in enumerate(docs):
         c = doc.commit
         if n % BLOCK == 0:
             blocks.append([])
+        page = pages.setdefault((doc.page, doc.date), len(pages))
+        repo = repos.setdefault(c.repo, len(repos))
+        kind_id = types.setdefault(c.change_type, len(types))
+        author = authors.setdefault(c.author, len(authors))
+        # One string a document: the title last, so its spaces need no escaping.
         blocks[-1].append(
-            [
-                pages.setdefault((doc.page, doc.date), len(pages)),
-                _short(c.title),
-                repos.setdefault(c.repo, len(repos)),
-                c.importance[0],
-                types.setdefault(c.change_type, len(types)),
-                c.sha[:10],
-                authors.setdefault(c.author, len(authors)),
-            ]
+            f"{page} {repo} {c.importance[0]} {kind_id} {c.sha[:10]} {author} {_short(c.title)}"
         )
         imp.append(c.importance[0])
         kind.append(types[c.change_type])
@@ -223,7 +225,7 @@ def write_segment(out: Path, segment: str, docs: list[Doc]) -> int:
         "areas": list(areas),
         "labels": list(labels),
     }
-    kept = {term: [encode(ids), ids[-1]] for term, ids in postings.items()}
+    kept = {term: [encode(ids), ids[-1], len(ids)] for term, ids in postings.items()}
     cache = _cache(out, segment)
     cache.parent.mkdir(parents=True, exist_ok=True)
     tmp = cache.with_name(cache.name + ".tmp")
@@ -245,23 +247,26 @@ def write_root(out: Path, segments: list[str]) -> int:
         if stale.stem not in segments:
             stale.unlink()
     months: list[dict[str, Any]] = []
-    shards: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    lists: dict[str, list[str]] = defaultdict(list)
     ends: dict[str, int] = {}
+    counts: dict[str, int] = defaultdict(int)
     offset = 0
     for segment in segments:
         kept = json.loads(_cache(out, segment).read_text(encoding="utf-8"))
         meta = kept["meta"]
         months.append({"id": segment, "first": offset, "block": BLOCK, **meta})
-        for term, (text, last) in kept["post"].items():
+        for term, (text, last, count) in kept["post"].items():
             gap, width = _first_gap(text)
-            parts = shards[term_key(term)].setdefault(term, [])
-            parts.append(_gap(offset + gap - ends.get(term, 0)) + text[width:])
+            lists[term].append(_gap(offset + gap - ends.get(term, 0)) + text[width:])
             ends[term] = offset + last
+            counts[term] += count
         offset += meta["count"]
-    files = {
-        f"t-{key}.js": _script("terms", key, {t: "".join(p) for t, p in sorted(shard.items())})
-        for key, shard in shards.items()
-    }
+    shards: dict[str, dict[str, str]] = defaultdict(dict)
+    for term in sorted(lists):
+        # A word every commit has finds them all: "*" says so in one character.
+        every = counts[term] == offset
+        shards[term_key(term)][term] = "*" if every else "".join(lists[term])
+    files = {f"t-{key}.js": _script("terms", key, shard) for key, shard in shards.items()}
     files["index.js"] = _script("index", {"months": months, "terms": sorted(shards)})
     for stale in folder.glob("t-*.js"):
         if stale.name not in files:

@@ -32,8 +32,11 @@ def test_gaps_round_trip_with_no_separators() -> None:
 def test_a_term_in_several_months_lists_every_document_numbered_across_the_archive(
     tmp_path: Path,
 ) -> None:
-    july = [_doc(n, "attn_backend fix", "2026-07-01") for n in range(1200)]
-    august = [_doc(2000 + n, "attn fix" if n % 3 else "other", "2026-08-02") for n in range(700)]
+    july = [_doc(n, "attn_backend fix every", "2026-07-01") for n in range(1200)]
+    august = [
+        _doc(2000 + n, "attn fix every" if n % 3 else "other every", "2026-08-02")
+        for n in range(700)
+    ]
     write_segment(tmp_path, "2026-07", july)
     write_segment(tmp_path, "2026-08", august)
     write_root(tmp_path, ["2026-08", "2026-07"])
@@ -42,5 +45,7 @@ def test_a_term_in_several_months_lists_every_document_numbered_across_the_archi
     assert decode(attn["attn"]) == in_august
     assert decode(attn["attn_backend"]) == [700 + n for n in range(1200)]
     assert decode(_shard(tmp_path, "fix")["fix"]) == in_august + [700 + n for n in range(1200)]
+    assert _shard(tmp_path, "every")["every"] == "*"  # in every document: one character
     docs = (tmp_path / "search/2026-08/docs-0.js").read_text(encoding="utf-8")
-    assert "x" * 200 not in docs  # the title is capped; the day page has it whole
+    # The title is capped; the day page has it whole.
+    assert "x" * 200 not in docs and "x" * 100 in docs

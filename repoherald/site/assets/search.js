@@ -49,9 +49,14 @@
     if (word.length > 1) { return [ch + (ascii(word[1]) ? word[1] : "-")]; }
     return data.index.terms.filter(function (k) { return k[0] === ch; });
   }
-  /* Gaps in base 32: MORE digits, then one LAST digit. */
+  /* Gaps in base 32: MORE digits, then one LAST digit; "*": every document. */
   function decode(s, into) {
     var n = 0, last = 0;
+    if (s === "*") {
+      var end = data.index.months[data.index.months.length - 1];
+      for (var k = 0; k < end.first + end.count; k++) { into.add(k); }
+      return;
+    }
     for (var i = 0; i < s.length; i++) {
       var d = LAST.indexOf(s[i]);
       if (d < 0) { n = n * 32 + MORE.indexOf(s[i]); continue; }
@@ -115,10 +120,11 @@
     });
   }
   function row(n) {
-    var m = monthOf(n), i = n - m.first, r = data.docs[m.id + "/" + Math.floor(i / m.block)][i % m.block];
-    var page = m.pages[r[0]];
-    return { href: page[0] + "#c-" + r[5], title: r[1], repo: m.repos[r[2]], date: page[1],
-      importance: r[3], type: m.types[r[4]], sha: r[5], author: m.authors[r[6]] };
+    var m = monthOf(n), i = n - m.first;
+    var r = data.docs[m.id + "/" + Math.floor(i / m.block)][i % m.block].split(" ");
+    var page = m.pages[+r[0]];
+    return { href: page[0] + "#c-" + r[4], title: r.slice(6).join(" "), repo: m.repos[+r[1]],
+      date: page[1], importance: r[2], type: m.types[+r[3]], sha: r[4], author: m.authors[+r[5]] };
   }
   /* The search itself: resolves to {count, results: [rows]} (used by the page and tests). */
   function run(query, f) {
