@@ -24,7 +24,7 @@ def _shard(out: Path, term: str) -> dict[str, str]:
 
 
 def test_gaps_round_trip_with_no_separators() -> None:
-    ids = [0, 1, 31, 32, 1055, 1056, 40_000, 2_000_000]
+    ids = [0, 1, 31, 32, 1055, 1056, 33_823, 33_824, 1_082_399, 1_082_400, 3_000_000]
     assert decode(encode(ids)) == ids
     assert encode([0, 1, 2, 3]) == "0111"
 
