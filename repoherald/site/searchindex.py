@@ -55,6 +55,14 @@ _LAST_VALUE = {ch: i for i, ch in enumerate(_LAST)}
 _MORE_VALUE = {ch: i for i, ch in enumerate(_MORE)}
 
 
+class KeptDamaged(Exception):
+    """A month's kept postings cannot be read: its segment must be written again."""
+
+    def __init__(self, segment: str) -> None:
+        super().__init__(segment)
+        self.segment = segment
+
+
 @dataclass(frozen=True, slots=True)
 class Doc:
     """One searchable commit and the day page it is shown on."""
@@ -244,7 +252,10 @@ def write_segment(out: Path, segment: str, docs: list[Doc]) -> int:
 
 def write_root(out: Path, segments: list[str]) -> int:
     """``search/index.js`` and the archive's term shards from the months' kept postings
-    (``segments`` newest first); remove months and shards no longer there. Their bytes."""
+    (``segments`` newest first); remove months and shards no longer there. Their bytes.
+
+    Raises :class:`KeptDamaged` for a month whose kept postings cannot be read (a
+    file cut short by a crash): the caller writes that month again and retries."""
     folder = out / "search"
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.iterdir():
@@ -259,10 +270,17 @@ def write_root(out: Path, segments: list[str]) -> int:
     counts: dict[str, int] = defaultdict(int)
     offset = 0
     for segment in segments:
-        kept = json.loads(_cache(out, segment).read_text(encoding="utf-8"))
-        meta = kept["meta"]
+        try:
+            kept = json.loads(_cache(out, segment).read_text(encoding="utf-8"))
+            meta = kept["meta"]
+            post = [
+                (term, str(text), int(last), int(count))
+                for term, (text, last, count) in kept["post"].items()
+            ]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise KeptDamaged(segment) from exc
         months.append({"id": segment, "first": offset, "block": BLOCK, **meta})
-        for term, (text, last, count) in kept["post"].items():
+        for term, text, last, count in post:
             gap, width = _first_gap(text)
             lists[term].append(_gap(offset + gap - ends.get(term, 0)) + text[width:])
             ends[term] = offset + last

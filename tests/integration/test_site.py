@@ -254,3 +254,25 @@ def test_a_report_of_two_repositories_lists_each_ones_commits_on_its_page(
     assert build_site(work, tmp_path / "site", "en").ok
     page = (tmp_path / "site/repos/second.html").read_text(encoding="utf-8")
     assert "Second repository&#x27;s high commit" in page
+
+
+def test_a_damaged_kept_postings_file_rebuilds_its_month(archive: Path, tmp_path: Path) -> None:
+    work = tmp_path / "archive"
+    shutil.copytree(archive, work)
+    site = tmp_path / "site"
+    build_site(work, site, "en")
+    shard = site / f"search/t-{term_key('attention')}.js"
+    kept = site / ".repoherald-site/search/2026-08.json"
+    kept.write_text('{"meta": {', encoding="utf-8")
+    # A day of another month: the archive's term shards are joined again, August's too.
+    repo = make_repo(tmp_path / "up2")
+    repo.write("pkg/more.py", "def h():\n    return 2\n")
+    repo.commit("Add more", when="2026-09-02T05:00:00+00:00")
+    for path in report(tmp_path, repo.path, "2026-09-02", "en"):
+        target = work / path.relative_to(tmp_path / "archive")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    again = build_site(work, site, "en")
+    assert again.ok
+    assert "attention_backend" in shard.read_text(encoding="utf-8")
+    assert json.loads(kept.read_text(encoding="utf-8"))["meta"]["count"] == 4
