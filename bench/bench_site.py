@@ -10,8 +10,8 @@ shapes from a real repository). Measured in one run:
 3. **No-change rebuild** (nothing changed) and **incremental rebuild** after
    one new day, as ratios to the full build.
 4. **Sizes**: the largest page, the whole search index, and what a one-word
-   search loads at most (each month's ``meta.js`` and largest term shard, and
-   one block of documents).
+   search loads at most (``search/index.js``, the largest term shard and one
+   block of documents).
 
 Times are wall-clock (what the targets are about) with the CPU time beside
 them: on a shared machine the two differ by whatever else is running.
@@ -90,12 +90,13 @@ def main(argv: list[str] | None = None) -> int:
         index = list((site / "search").rglob("*.js"))
         index_bytes = sum(p.stat().st_size for p in index)
         segments = [p for p in (site / "search").iterdir() if p.is_dir()]
-        # What a one-word search loads at most: every segment's meta.js and its
-        # largest term shard, then one block of documents to show.
-        one_word = sum(
-            (seg / "meta.js").stat().st_size + max(p.stat().st_size for p in seg.glob("t-*.js"))
-            for seg in segments
-        ) + max(p.stat().st_size for p in (site / "search").rglob("docs-*.js"))
+        # What a one-word search loads at most: index.js, the largest term shard,
+        # then one block of documents to show.
+        one_word = (
+            (site / "search/index.js").stat().st_size
+            + max(p.stat().st_size for p in (site / "search").glob("t-*.js"))
+            + max(p.stat().st_size for p in (site / "search").rglob("docs-*.js"))
+        )
         facets = sum(p.stat().st_size for p in (site / "search").rglob("facets.js"))
         print()
         print(f"day pages                          {full.pages}")

@@ -9,7 +9,7 @@ place the site parses them) and writes, incrementally (:mod:`.manifest`):
                                 where the twin lies in the archive: ``2026/vllm/2026-08-20.en.html``
 ``repos/<name>.html``           a repository's history, 🔴 and "affects your code" across days
 ``repos/<name>.trends.html``    its weekly trends; ``trends.html``: every repository's
-``search.html``, ``search/``    client-side search, its index by month (:mod:`.searchindex`)
+``search.html``, ``search/``    client-side search, its index (:mod:`.searchindex`)
 ``assets/``                     ``site.css``, ``site.js`` (filters), ``search.js``
 ==============================  ===============================================
 

@@ -27,7 +27,13 @@ from repoherald.site.daypage import Facets, badge, type_name
 from repoherald.site.heatmap import DayCount, heatmap
 from repoherald.site.pages import render, write_page
 from repoherald.site.records import IMPORTANCES, CommitRecord, DayRecord, DaySummary
-from repoherald.site.searchindex import Doc, write_root, write_segment
+from repoherald.site.searchindex import (
+    Doc,
+    KeptDamaged,
+    is_written,
+    write_root,
+    write_segment,
+)
 from repoherald.site.slugs import repo_page, repo_trends_page
 from repoherald.site.trends import DayNumbers, charts, svg, table
 from repoherald.site.twins import TwinProblem
@@ -175,11 +181,14 @@ def write_aggregates(
             _write_repo(out, name, days, _commits(records, name, lang), lang)
     months = sorted({s.date[:7] for s in summaries}, reverse=True)
     changed_months = dirty.months()
+    rewritten = False
     for month in months:
-        if dirty.full or month in changed_months or not (out / "search" / month).is_dir():
+        if dirty.full or month in changed_months or not is_written(out, month):
             records = dirty.records(out, [k for k in keys if k.split("@", 1)[1] == month])
             _write_search(out, month, records, lang)
-    write_root(out, months)
+            rewritten = True
+    if rewritten or changed_months or not (out / "search/index.js").is_file():
+        _write_search_root(out, months, keys, dirty, lang)
     _write_search_page(out, summaries, lang)
 
 
@@ -206,6 +215,24 @@ def _write_search(out: Path, month: str, records: list[DayRecord], lang: str) ->
     docs = [Doc(r.page, r.date, c) for r in _chosen(records, lang) for c in r.commits]
     docs.sort(key=lambda doc: doc.date, reverse=True)
     write_segment(out, month, docs)
+
+
+def _write_search_root(
+    out: Path, months: list[str], keys: list[str], dirty: Dirty, lang: str
+) -> None:
+    """The archive's term shards; a month whose kept postings are damaged is written
+    again from its records (once each), so the index never silently loses it."""
+    redone: set[str] = set()
+    while True:
+        try:
+            write_root(out, months)
+            return
+        except KeptDamaged as exc:
+            if exc.segment in redone:
+                raise
+            redone.add(exc.segment)
+            records = dirty.records(out, [k for k in keys if k.split("@", 1)[1] == exc.segment])
+            _write_search(out, exc.segment, records, lang)
 
 
 def _write_search_page(out: Path, summaries: list[DaySummary], lang: str) -> None:

@@ -6,18 +6,16 @@
   var TOKEN = new RegExp("[" + CJK + "]+|(?:(?![" + CJK + "])[\\p{L}\\p{N}\\p{M}_])+", "gu");
   var ISCJK = new RegExp("^[" + CJK + "]");
   var LIMIT = 100;
-  var data = { index: null, seg: {} };
+  var LAST = "0123456789abcdefghijklmnopqrstuv", MORE = "wxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_";
+  /* index: {months: [{id, first, count, block, repos, pages, authors, types, areas, labels}],
+     terms: [shard keys]}; terms: shard key -> {term: postings}; month id -> docs, facets. */
+  var data = { index: null, terms: {}, docs: {}, facets: {} };
   var waiting = {};
-  function seg(id) {
-    if (!data.seg[id]) { data.seg[id] = { meta: null, terms: {}, docs: {}, facets: null }; }
-    return data.seg[id];
-  }
   window.RHS = {
-    index: function (ids) { data.index = ids; },
-    meta: function (id, m) { seg(id).meta = m; },
-    terms: function (id, k, t) { seg(id).terms[k] = t; },
-    docs: function (id, i, rows) { seg(id).docs[i] = rows; },
-    facets: function (id, f) { seg(id).facets = f; }
+    index: function (ix) { data.index = ix; },
+    terms: function (k, t) { data.terms[k] = t; },
+    docs: function (id, i, rows) { data.docs[id + "/" + i] = rows; },
+    facets: function (id, f) { data.facets[id] = f; }
   };
   var root = document.body.getAttribute("data-root") || "";
   function load(name) {
@@ -43,56 +41,70 @@
     });
     return out;
   }
-  function termKey(term) {
-    var ch = term[0];
-    if ((ch >= "a" && ch <= "z") || (ch >= "0" && ch <= "9")) { return ch; }
-    return "u" + (ch.codePointAt(0) % 64).toString(16);
+  function ascii(ch) { return (ch >= "a" && ch <= "z") || (ch >= "0" && ch <= "9"); }
+  /* The shards a word's prefix matches may live in (see term_key in searchindex.py). */
+  function shardsFor(word) {
+    var ch = word[0];
+    if (!ascii(ch)) { return ["_" + (ch.codePointAt(0) % 64).toString(16)]; }
+    if (word.length > 1) { return [ch + (ascii(word[1]) ? word[1] : "-")]; }
+    return data.index.terms.filter(function (k) { return k[0] === ch; });
   }
-  /* Base-36 gaps; "!gaps" lists the documents a very common term is NOT in. */
-  function decode(s, into, count) {
-    var n = 0, listed = new Set();
-    if (s[0] !== "!") {
-      s.split(",").forEach(function (d) { n += parseInt(d, 36); into.add(n); });
+  /* Gaps in base 32: MORE digits, then one LAST digit; "*": every document. */
+  function decode(s, into) {
+    var n = 0, last = 0;
+    if (s === "*") {
+      var end = data.index.months[data.index.months.length - 1];
+      for (var k = 0; k < end.first + end.count; k++) { into.add(k); }
       return;
     }
-    if (s.length > 1) { s.slice(1).split(",").forEach(function (d) { n += parseInt(d, 36); listed.add(n); }); }
-    for (var i = 0; i < count; i++) { if (!listed.has(i)) { into.add(i); } }
+    for (var i = 0; i < s.length; i++) {
+      var d = LAST.indexOf(s[i]);
+      if (d < 0) { n = n * 32 + MORE.indexOf(s[i]); continue; }
+      last += n * 32 + d; into.add(last); n = 0;
+    }
   }
-  function idsFor(id, token) {
-    var key = termKey(token), sg = seg(id);
-    if (sg.meta.terms.indexOf(key) < 0) { return Promise.resolve(new Set()); }
-    return load(id + "/t-" + key + ".js").then(function () {
-      var found = new Set(), shard = sg.terms[key];
-      Object.keys(shard).forEach(function (term) {
-        if (term.lastIndexOf(token, 0) === 0) { decode(shard[term], found, sg.meta.count); }
+  function idsFor(word) {
+    var keys = shardsFor(word).filter(function (k) { return data.index.terms.indexOf(k) >= 0; });
+    return Promise.all(keys.map(function (k) { return load("t-" + k + ".js"); })).then(function () {
+      var found = new Set();
+      keys.forEach(function (k) {
+        var shard = data.terms[k];
+        Object.keys(shard).forEach(function (term) {
+          if (term.lastIndexOf(word, 0) === 0) { decode(shard[term], found); }
+        });
       });
       return found;
     });
   }
-  function filtered(id, ids, f) {
-    var sg = seg(id), fx = sg.facets, m = sg.meta;
-    var type = f.type ? m.types.indexOf(f.type) : -1;
-    var area = f.area ? m.areas.indexOf(f.area) : -1;
-    var label = f.label ? m.labels.indexOf(f.label) : -1;
-    return ids.filter(function (i) {
+  /* The month of a document number: the last whose first is not after it. */
+  function monthOf(n) {
+    var months = data.index.months, lo = 0, hi = months.length - 1;
+    while (lo < hi) {
+      var mid = (lo + hi + 1) >> 1;
+      if (months[mid].first <= n) { lo = mid; } else { hi = mid - 1; }
+    }
+    return months[lo];
+  }
+  function filtered(ids, f) {
+    return ids.filter(function (n) {
+      var m = monthOf(n), fx = data.facets[m.id], i = n - m.first;
       if (f.importance && fx.imp[i] !== f.importance[0]) { return false; }
-      if (f.type && fx.type[i] !== type) { return false; }
-      if (f.area && fx.area[i].indexOf(area) < 0) { return false; }
-      if (f.label && fx.label[i].indexOf(label) < 0) { return false; }
+      if (f.type && fx.type[i] !== m.types.indexOf(f.type)) { return false; }
+      if (f.area && fx.area[i].indexOf(m.areas.indexOf(f.area)) < 0) { return false; }
+      if (f.label && fx.label[i].indexOf(m.labels.indexOf(f.label)) < 0) { return false; }
       if (f.affects && fx.affects[i] !== "1") { return false; }
       return true;
     });
   }
-  /* One segment (a month): the matching document numbers, newest first. */
-  function searchSegment(id, words, f, anyFilter) {
-    return load(id + "/meta.js").then(function () {
-      var sets = words.length ? Promise.all(words.map(function (w) { return idsFor(id, w); })) : null;
-      return Promise.all([sets, anyFilter ? load(id + "/facets.js") : null]);
-    }).then(function (got) {
-      var sets = got[0], ids;
+  /* The matching document numbers, newest first. */
+  function matching(words, f, anyFilter) {
+    var sets = words.length ? Promise.all(words.map(idsFor)) : Promise.resolve(null);
+    return sets.then(function (sets) {
+      var ids = [], i;
       if (sets === null) {
-        ids = [];
-        for (var i = 0; i < seg(id).meta.count; i++) { ids.push(i); }
+        var last = data.index.months[data.index.months.length - 1];
+        var total = last ? last.first + last.count : 0;
+        for (i = 0; i < total; i++) { ids.push(i); }
       } else {
         sets.sort(function (a, b) { return a.size - b.size; });
         ids = Array.from(sets[0]).filter(function (n) {
@@ -100,14 +112,19 @@
         });
         ids.sort(function (a, b) { return a - b; });
       }
-      return anyFilter ? filtered(id, ids, f) : ids;
+      if (!anyFilter) { return ids; }
+      var months = {};
+      ids.forEach(function (n) { months[monthOf(n).id] = true; });
+      return Promise.all(Object.keys(months).map(function (id) { return load(id + "/facets.js"); }))
+        .then(function () { return filtered(ids, f); });
     });
   }
-  function row(id, n) {
-    var m = seg(id).meta, r = seg(id).docs[Math.floor(n / m.block)][n % m.block];
-    var page = m.pages[r[0]];
-    return { href: page[0] + "#c-" + r[5], title: r[1], repo: m.repos[r[2]], date: page[1],
-      importance: r[3], type: m.types[r[4]], sha: r[5], author: m.authors[r[6]] };
+  function row(n) {
+    var m = monthOf(n), i = n - m.first;
+    var r = data.docs[m.id + "/" + Math.floor(i / m.block)][i % m.block].split(" ");
+    var page = m.pages[+r[0]];
+    return { href: page[0] + "#c-" + r[4], title: r.slice(6).join(" "), repo: m.repos[+r[1]],
+      date: page[1], importance: r[2], type: m.types[+r[3]], sha: r[4], author: m.authors[+r[5]] };
   }
   /* The search itself: resolves to {count, results: [rows]} (used by the page and tests). */
   function run(query, f) {
@@ -116,19 +133,15 @@
     var anyFilter = f.importance || f.type || f.area || f.label || f.affects;
     if (!words.length && !anyFilter) { return Promise.resolve({ count: 0, results: [], empty: true }); }
     return load("index.js").then(function () {
-      return Promise.all(data.index.map(function (id) { return searchSegment(id, words, f, anyFilter); }));
-    }).then(function (perSegment) {
-      var count = 0, shown = [];
-      perSegment.forEach(function (ids, k) {
-        count += ids.length;
-        ids.forEach(function (n) { if (shown.length < LIMIT) { shown.push([data.index[k], n]); } });
-      });
-      var blocks = {};
-      shown.forEach(function (p) {
-        blocks[p[0] + "/docs-" + Math.floor(p[1] / seg(p[0]).meta.block) + ".js"] = true;
+      return matching(words, f, anyFilter);
+    }).then(function (ids) {
+      var shown = ids.slice(0, LIMIT), blocks = {};
+      shown.forEach(function (n) {
+        var m = monthOf(n);
+        blocks[m.id + "/docs-" + Math.floor((n - m.first) / m.block) + ".js"] = true;
       });
       return Promise.all(Object.keys(blocks).map(load)).then(function () {
-        return { count: count, results: shown.map(function (p) { return row(p[0], p[1]); }) };
+        return { count: ids.length, results: shown.map(row) };
       });
     });
   }
