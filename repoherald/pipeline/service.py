@@ -338,15 +338,16 @@ def _run_all(
                 fresh.extendleft(reversed(waiting))
                 waiting = []
                 looked = time.monotonic()
-            if not fresh:
-                lanes.drain()  # finish this worker's own runs before polling others' days
-                time.sleep(max(0.0, share.poll_s - (time.monotonic() - looked)))
-                continue
             item = fresh.popleft()
             days, held = _claim(item, share, emitter)
             if held:
                 waiting.append(replace(item, selection=replace(item.selection, days=held)))
             if days is None:
+                if not fresh and waiting:
+                    # Only days others hold are left: finish this worker's own runs, then
+                    # look again once a poll has passed (not in a loop of claims).
+                    lanes.drain()
+                    time.sleep(max(0.0, share.poll_s - (time.monotonic() - looked)))
                 continue
             selection = (
                 item.selection if item.selection.latest else replace(item.selection, days=days)
